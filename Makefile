@@ -1,0 +1,34 @@
+# Every target sets up its own virtual environment first, so each works on a fresh clone.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: site serve test verify bench setup clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.lock pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e . \
+	  || $(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $(STAMP)
+
+site: $(STAMP)  ## fetch the pinned pi, verify every citation, build the site into site/
+	$(PY) -m generator build
+
+serve: $(STAMP)  ## preview with live reload (rebuilds when a YAML file changes)
+	$(VENV)/bin/mkdocs serve
+
+verify: $(STAMP)  ## every citation must be ok at the pinned version
+	$(PY) -m generator verify
+
+test: $(STAMP)  ## every test: unit, real pi from the registry, real mkdocs build, real browser
+	$(PY) -m pytest
+
+bench: $(STAMP)  ## speed, as ratios against a floor measured in the same run
+	$(PY) bench/run.py
+
+clean:
+	rm -rf site $(VENV) .pytest_cache

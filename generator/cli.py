@@ -1,0 +1,157 @@
+"""The command line: wires the stages together; holds no logic of its own beyond formatting."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .errors import DecisionMapError, InputError, UsageError
+
+EXAMPLES = """examples:
+  python -m generator verify                      check every citation at the pinned version
+  python -m generator verify --target 1.6.0       what would drift if pi moved to 1.6.0
+  python -m generator verify --format json        one JSON object, for scripts
+  python -m generator fix --target 1.6.0          rewrite the ranges of citations that only moved
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # argparse printed its own message; bad usage is exit 2
+        return 2 if stop.code not in (0, None) else 0
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.run(args)
+    except InputError as err:
+        for problem in err.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        print(f"{len(err.problems)} problem(s) found; nothing was changed", file=sys.stderr)
+        return 2
+    except DecisionMapError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; nothing was changed", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m generator",
+        description="Keep a code-cited decision map true as the mapped code moves.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    verify = commands.add_parser(
+        "verify", help="resolve every citation and report drift (exit 1 if any is not ok)",
+        description="Resolve every citation from the version it was checked at to --target, and report "
+                    "each as ok, moved, changed, missing or ambiguous. Exit 0 when all are ok, 1 when "
+                    "any is not, 2 on bad input or a source that cannot be fetched.",
+        epilog="example: python -m generator verify --target 1.6.0 --format github")
+    _common(verify)
+    verify.add_argument("--format", choices=("text", "json", "github"), default="text",
+                        help="text: a table (default); json: one object; github: ::error annotations")
+    verify.add_argument("files", nargs="*", type=Path,
+                        help="only check the entries in these YAML files (e.g. from a pre-commit hook)")
+    verify.set_defaults(run=_verify)
+
+    fix = commands.add_parser(
+        "fix", help="rewrite the line ranges of citations that moved; leave the rest for a person",
+        description="Rewrite `lines` of every citation whose code only moved, keeping comments and "
+                    "layout; changed, missing and ambiguous citations are left for a person.",
+        epilog="example: python -m generator fix --target 1.6.0")
+    _common(fix)
+    fix.set_defaults(run=_fix)
+    return parser
+
+
+def _common(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--decisions", type=Path, default=Path("decisions"), metavar="DIR",
+                         help="folder of maps, or one map folder (default: decisions)")
+    command.add_argument("--target", metavar="VERSION", help="version to resolve at (default: the pin)")
+    command.add_argument("--quiet", action="store_true", help="no progress display")
+
+
+def _resolve_all(args: argparse.Namespace, only: list[Path] | None = None):
+    from .load import load_maps
+    from .verify import Trees, verify_map
+
+    maps = load_maps(args.decisions, only=only)
+    results = []
+    for decision_map in maps:
+        results += verify_map(decision_map, args.target, Trees(decision_map, quiet=args.quiet))
+    return maps, results
+
+
+def _verify(args: argparse.Namespace) -> int:
+    only = [p for p in args.files] if args.files else None
+    for path in only or []:
+        if not path.is_file():
+            raise UsageError(f"{path}: no such file")
+    maps, results = _resolve_all(args, only)
+    target = args.target or (maps[0].version if maps else "")
+    if args.format == "json":
+        print(json.dumps({"target": target, "citations": [r.as_json() for r in results]}, indent=1))
+    elif args.format == "github":
+        _print_github(results)
+    else:
+        _print_table(results, target)
+    return 0 if all(r.status == "ok" for r in results) else 1
+
+
+def _print_github(results) -> None:
+    advice = {"moved": "run `python -m generator fix` to update the range",
+              "changed": "re-read the code and update the entry",
+              "missing": "the cited code is gone; cite where the behaviour lives now",
+              "ambiguous": "the code appears several times; pick the right range by hand"}
+    for r in results:
+        if r.status == "ok":
+            continue
+        where = f" now {r.resolved[0]}-{r.resolved[1]}" if r.resolved else ""
+        message = (f"{r.entry.id} {r.citation.file}:{r.recorded[0]}-{r.recorded[1]} is {r.status}{where} "
+                   f"at {r.target} ({r.symbol or 'top level'}); {advice[r.status]}")
+        print(f"::error file={r.citation.path},line={r.citation.line},title=citation {r.status}::{message}")
+    bad = sum(r.status != "ok" for r in results)
+    print(f"{len(results) - bad} of {len(results)} citations ok")
+
+
+def _print_table(results, target: str) -> None:
+    from .verify import summary_counts
+
+    rows = [("ID", "FILE", "RECORDED → RESOLVED", "STATUS", "SYMBOL")]
+    for r in results:
+        resolved = "-" if r.resolved is None else f"{r.resolved[0]}-{r.resolved[1]}"
+        rows.append((r.entry.id, r.citation.file.rsplit("/", 1)[-1],
+                     f"{r.recorded[0]}-{r.recorded[1]} → {resolved}", r.status, r.symbol or "(top level)"))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) + "  " + row[4])
+    counts = summary_counts(results)
+    parts = [f"{counts[s]} {s}" for s in counts if counts[s]]
+    verdict = "all ok" if counts["ok"] == len(results) else "drift found"
+    print(f"\n{len(results)} citations at {target}: {', '.join(parts) or 'none'}: {verdict}")
+
+
+def _fix(args: argparse.Namespace) -> int:
+    from .rewrite import Edit, apply_edits
+
+    _, results = _resolve_all(args)
+    # A range rewritten for another version is checked at that version from now on.
+    edits = [Edit(r.citation, lines=r.resolved, version=r.target if r.target != r.checked_at else None)
+             for r in results if r.status == "moved" and r.resolved]
+    written = apply_edits(edits)
+    for r in results:
+        if r.status == "moved":
+            print(f"{r.entry.id}: {r.citation.file}: {r.recorded[0]}-{r.recorded[1]} → "
+                  f"{r.resolved[0]}-{r.resolved[1]}")
+    left = [r for r in results if r.status not in ("ok", "moved")]
+    for r in left:
+        print(f"{r.entry.id}: {r.citation.file}:{r.recorded[0]}-{r.recorded[1]} is {r.status}; left for a person")
+    print(f"fixed {len(edits)} moved citation(s) in {len(written)} file(s); {len(left)} need a person")
+    return 0 if not left else 1

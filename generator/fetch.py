@@ -1,0 +1,376 @@
+"""Fetch a map's pinned source tree (npm or git) into a shared, atomic, locked cache.
+
+A tree is a folder laid out like the upstream git repository. Each cached tree carries a
+manifest of its files (size, mtime, sha256); a tree is only ever published by renaming a
+finished folder, so a killed fetch leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import base64
+import errno
+import hashlib
+import json
+import os
+import posixpath
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from filelock import FileLock
+
+from .errors import FetchError
+from .model import DecisionMap, GitPin, NpmPackage
+
+MANIFEST = ".decision-map-manifest.json"
+FORMAT = 1  # bump when the tree layout changes, so old cache entries are rebuilt
+
+
+def cache_root() -> Path:
+    """The cache folder: $DECISION_MAP_CACHE, else the user cache directory (XDG)."""
+    explicit = os.environ.get("DECISION_MAP_CACHE")
+    if explicit:
+        return Path(explicit)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("pi-decision-map", appauthor=False))
+
+
+class CorruptTree(FetchError):
+    """A cached file no longer matches the digest recorded when it was written."""
+
+
+@dataclass
+class SourceTree:
+    """A materialized source tree at one version. Paths are POSIX, relative to ``root``."""
+
+    root: Path
+    version: str
+    files: dict[str, dict]  # path -> {"size", "sha256"}
+    _checked: set[str] = field(default_factory=set)
+
+    def has_file(self, path: str) -> bool:
+        return path in self.files
+
+    def read(self, path: str) -> bytes:
+        """The file's bytes, checked against the digest recorded at fetch time."""
+        data = (self.root / path).read_bytes()
+        if path not in self._checked:
+            if hashlib.sha256(data).hexdigest() != self.files[path]["sha256"]:
+                raise CorruptTree(f"cached file {self.root / path} does not match its recorded digest")
+            self._checked.add(path)
+        return data
+
+    def classify(self, path: str) -> str | None:
+        """Why ``path`` cannot be cited, or None when it is a regular file inside the tree."""
+        full = self.root / path
+        if not full.resolve().is_relative_to(self.root.resolve()):
+            return "leaves the source tree (through a symbolic link)"
+        if full.is_dir():
+            return "is a folder, not a file"
+        if path not in self.files:
+            return f"does not exist at {self.version}"
+        if b"\0" in self.read(path)[:8000]:
+            return "is a binary file"
+        return None
+
+
+def fetch_tree(decision_map: DecisionMap, version: str, *, quiet: bool = False) -> SourceTree:
+    """The source tree of ``decision_map`` at ``version``, from the cache or fetched into it."""
+    source = decision_map.source
+    key = _source_key(decision_map)
+    root = cache_root()
+    final = root / "trees" / key / version
+    tree = _open(final, version)
+    if tree is not None:
+        return tree
+    lock_path = root / "locks" / f"{key}-{version}.lock"
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        final.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise FetchError(f"cannot create the cache at {root}: {err.strerror}") from None
+    with FileLock(str(lock_path)):
+        tree = _open(final, version)  # another process may have finished while we waited
+        if tree is not None:
+            return tree
+        for stale in final.parent.glob(f".tmp-{version}-*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".tmp-{version}-", dir=final.parent))
+        try:
+            with _Progress(quiet) as progress:
+                if source.git is not None:
+                    pin_commit = source.git.commit if version == decision_map.version else None
+                    _fetch_git(source.git, version, pin_commit, staging, progress)
+                else:
+                    _fetch_npm(source.npm, version, staging, progress)
+            _write_manifest(staging, version)
+            if final.exists():  # a corrupt entry we are replacing
+                shutil.rmtree(final)
+            os.rename(staging, final)
+        except OSError as err:
+            shutil.rmtree(staging, ignore_errors=True)
+            if err.errno == errno.ENOSPC:
+                raise FetchError(f"no space left on the device while writing the cache at {root}; "
+                                 "free some space and run again (the cache was left as it was)") from None
+            raise FetchError(f"cannot write the cache at {root}: {err}") from None
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        _record_history(root, key, version, final)
+    tree = _open(final, version)
+    if tree is None:
+        raise FetchError(f"the fetched tree at {final} failed its own digest check")
+    return tree
+
+
+def refetch(decision_map: DecisionMap, version: str, *, quiet: bool = False) -> SourceTree:
+    """Drop a cached tree (found corrupt) and fetch it again."""
+    final = cache_root() / "trees" / _source_key(decision_map) / version
+    manifest = final / MANIFEST
+    if manifest.exists():
+        manifest.unlink()
+    return fetch_tree(decision_map, version, quiet=quiet)
+
+
+def _source_key(decision_map: DecisionMap) -> str:
+    source = decision_map.source
+    if source.git is not None:
+        ident = {"git": source.git.url}
+        label = "git"
+    else:
+        ident = {"npm": sorted([p.package, p.path] for p in source.npm)}
+        label = "npm"
+    digest = hashlib.sha256(json.dumps([FORMAT, ident]).encode()).hexdigest()[:16]
+    return f"{decision_map.name}-{label}-{digest}"
+
+
+def _open(final: Path, version: str) -> SourceTree | None:
+    """The cached tree, or None when absent, unfinished or tampered with (sizes and digest)."""
+    try:
+        manifest = json.loads((final / MANIFEST).read_text())
+        if manifest.get("format") != FORMAT or manifest.get("version") != version:
+            return None
+        files = manifest["files"]
+        for path, meta in files.items():
+            if (final / path).stat().st_size != meta["size"]:
+                return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return SourceTree(final, version, files)
+
+
+def _write_manifest(staging: Path, version: str) -> None:
+    files = {}
+    for full in sorted(staging.rglob("*")):
+        if full.is_file() and not full.is_symlink() and ".git" not in full.relative_to(staging).parts:
+            data = full.read_bytes()
+            files[full.relative_to(staging).as_posix()] = {"size": len(data),
+                                                           "sha256": hashlib.sha256(data).hexdigest()}
+    if not files:
+        raise FetchError("the fetched source holds no files")
+    (staging / MANIFEST).write_text(json.dumps({"format": FORMAT, "version": version, "files": files},
+                                               indent=0, sort_keys=True))
+
+
+# --- npm -------------------------------------------------------------------------------------
+
+
+def _npm(args: list[str], what: str) -> str:
+    command = [os.environ.get("DECISION_MAP_NPM", "npm"), *args]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    except FileNotFoundError:
+        raise FetchError(f"cannot run '{command[0]}': install Node.js and npm to fetch {what}") from None
+    except subprocess.TimeoutExpired:
+        raise FetchError(f"npm did not answer within 300 s while fetching {what}; check the network "
+                         "and run again") from None
+    if done.returncode != 0:
+        raise FetchError(_npm_failure(done.stderr + done.stdout, what))
+    return done.stdout
+
+
+def _npm_failure(output: str, what: str) -> str:
+    text = output.lower()
+    if "e404" in text or "no matching version" in text or "etarget" in text or "404 not found" in text:
+        return f"{what} is not in the npm registry (unknown package or version)"
+    if any(s in text for s in ("enotfound", "econnrefused", "etimedout", "eai_again", "network",
+                               "econnreset", "unreachable")):
+        return f"the npm registry is unreachable while fetching {what}; check the network and run again"
+    last = next((ln for ln in reversed(output.strip().splitlines()) if ln.strip()), "no output")
+    return f"npm failed while fetching {what}: {last.strip()}"
+
+
+def _fetch_npm(packages: tuple[NpmPackage, ...], version: str, staging: Path, progress: "_Progress") -> None:
+    download = staging.parent / f"{staging.name}-tarballs"
+    download.mkdir()
+    try:
+        for package in packages:
+            spec = f"{package.package}@{version}"
+            progress.step(f"npm: {spec}")
+            meta_text = _npm(["view", spec, "dist.integrity", "--json"], spec).strip()
+            if not meta_text:
+                raise FetchError(f"{spec} is not in the npm registry (unknown package or version)")
+            integrity = json.loads(meta_text)
+            if isinstance(integrity, list):  # a range matched several versions: not an exact pin
+                raise FetchError(f"{spec} names several versions; pin an exact version")
+            packed = json.loads(_npm(["pack", spec, "--json", "--pack-destination", str(download)], spec))
+            tarball = download / packed[0]["filename"]
+            _check_integrity(tarball, integrity, spec)
+            count = _rebuild_sources(tarball, staging / package.path, spec)
+            progress.step(f"npm: {spec}: {count} source files")
+            for leftover in download.iterdir():
+                leftover.unlink()
+    finally:
+        shutil.rmtree(download, ignore_errors=True)
+
+
+def _check_integrity(tarball: Path, integrity: str, spec: str) -> None:
+    algorithm, _, expected = str(integrity).partition("-")
+    if algorithm not in ("sha512", "sha384", "sha256", "sha1"):
+        raise FetchError(f"{spec}: the registry gives no usable integrity hash ({integrity!r})")
+    actual = base64.b64encode(hashlib.new(algorithm, tarball.read_bytes()).digest()).decode()
+    if actual != expected:
+        raise FetchError(f"{spec}: the tarball does not match the registry's integrity hash "
+                         f"({algorithm}); refusing to use it")
+
+
+def _rebuild_sources(tarball: Path, destination: Path, spec: str) -> int:
+    """Write every source file held in the tarball's source maps under ``destination``."""
+    written: dict[str, str] = {}
+    try:
+        with tarfile.open(tarball, "r:gz") as archive:
+            for member in archive:
+                if not (member.isfile() and member.name.endswith(".js.map")):
+                    continue
+                handle = archive.extractfile(member)
+                try:
+                    source_map = json.loads(handle.read()) if handle else None
+                except ValueError:
+                    continue
+                if not isinstance(source_map, dict) or not source_map.get("sourcesContent"):
+                    continue
+                base = posixpath.dirname(member.name.split("/", 1)[1] if "/" in member.name else "")
+                root = source_map.get("sourceRoot") or ""
+                for name, content in zip(source_map.get("sources", []), source_map["sourcesContent"]):
+                    if content is None or not isinstance(name, str):
+                        continue
+                    relative = posixpath.normpath(posixpath.join(base, root, name))
+                    if relative.startswith("../") or relative == ".." or relative.startswith("/") \
+                            or "node_modules" in relative.split("/"):
+                        continue  # sources of bundled dependencies, or outside the package
+                    written.setdefault(relative, content)
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as err:
+        raise FetchError(f"{spec}: the tarball is truncated or corrupt ({err}); run again to re-download") from None
+    if not written:
+        raise FetchError(f"{spec}: its source maps hold no sourcesContent, so its sources cannot be rebuilt")
+    for relative, content in written.items():
+        target = destination / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+    return len(written)
+
+
+# --- git -------------------------------------------------------------------------------------
+
+
+def _fetch_git(pin: GitPin, version: str, pin_commit: str | None, staging: Path, progress: "_Progress") -> None:
+    import git
+
+    ref = pin.ref.replace("{version}", version)
+    progress.step(f"git: {pin.url} at {ref}")
+    checkout = staging.parent / f"{staging.name}-clone"
+    try:
+        try:
+            repo = git.Repo.clone_from(pin.url, checkout, depth=1, branch=ref)
+        except git.GitCommandError:
+            shutil.rmtree(checkout, ignore_errors=True)
+            try:  # a commit hash cannot be cloned shallowly by name: clone, then check it out
+                repo = git.Repo.clone_from(pin.url, checkout)
+                repo.git.checkout(ref)
+            except git.GitCommandError as err:
+                raise FetchError(_git_failure(err, pin.url, ref)) from None
+        commit = repo.head.commit.hexsha
+        if pin_commit and not commit.startswith(pin_commit):
+            raise FetchError(f"{pin.url} at {ref} is commit {commit[:12]}, but the pin records "
+                             f"{pin_commit[:12]}: the ref was moved; check it, then update `commit`")
+        for item in checkout.iterdir():
+            if item.name != ".git":
+                shutil.move(str(item), staging / item.name)
+    finally:
+        shutil.rmtree(checkout, ignore_errors=True)
+
+
+def _git_failure(err: Exception, url: str, ref: str) -> str:
+    text = str(err).lower()
+    if "not found" in text or "did not match" in text or "pathspec" in text or "reference" in text:
+        return f"{url} has no ref {ref}"
+    if "does not appear to be a git repository" in text or "could not read" in text or "unable to" in text:
+        return f"cannot reach the git repository {url}"
+    return f"git failed to fetch {url} at {ref}: {str(err).strip().splitlines()[-1]}"
+
+
+# --- the history repository -------------------------------------------------------------------
+
+
+def history_path() -> Path:
+    """One local git repository holding each fetched tree as a tagged commit."""
+    return cache_root() / "history.git"
+
+
+def _record_history(root: Path, key: str, version: str, tree: Path) -> None:
+    """Commit ``tree`` as tag ``{key}/v{version}``; best effort, never fails a fetch."""
+    try:
+        import git
+
+        with FileLock(str(root / "locks" / "history.lock")):
+            path = history_path()
+            repo = git.Repo(path) if path.exists() else git.Repo.init(path, bare=True)
+            tag = f"{key}/v{version}"
+            if tag in [t.name for t in repo.tags]:
+                return
+            with tempfile.TemporaryDirectory() as scratch:
+                env = {"GIT_INDEX_FILE": str(Path(scratch) / "index"), "GIT_WORK_TREE": str(tree),
+                       "GIT_AUTHOR_NAME": "decision-map", "GIT_AUTHOR_EMAIL": "decision-map@localhost",
+                       "GIT_COMMITTER_NAME": "decision-map", "GIT_COMMITTER_EMAIL": "decision-map@localhost"}
+                with repo.git.custom_environment(**env):
+                    repo.git.add("--all", "--force", ".")
+                    repo.git.reset("--quiet", "--", MANIFEST)
+                    sha = repo.git.write_tree()
+                    commit = repo.git.commit_tree(sha, "-m", f"{key} {version}")
+                    repo.git.tag(tag, commit)
+    except Exception as err:  # the history is a convenience; the tree itself is what matters
+        print(f"note: could not record {version} in {history_path()}: {err}", file=sys.stderr)
+
+
+class _Progress:
+    """A one-line progress display on stderr (a live spinner on a terminal, plain lines elsewhere)."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self._status = None
+
+    def __enter__(self) -> "_Progress":
+        if not self.quiet and sys.stderr.isatty():
+            from rich.console import Console
+
+            self._status = Console(stderr=True).status("fetching")
+            self._status.__enter__()
+        return self
+
+    def step(self, message: str) -> None:
+        if self.quiet:
+            return
+        if self._status is not None:
+            self._status.update(f"fetching {message}")
+        else:
+            print(f"fetching {message}", file=sys.stderr, flush=True)
+
+    def __exit__(self, *exc) -> None:
+        if self._status is not None:
+            self._status.__exit__(*exc)

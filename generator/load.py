@@ -1,0 +1,448 @@
+"""Load ``decisions/``: YAML files into a validated :class:`DecisionMap`.
+
+Every problem names ``path:line``; all of them are collected and raised together in one
+:class:`InputError`, so a contributor fixes everything in one round.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from . import schema
+from .errors import InputError, Problem
+from .model import (Citation, DecisionMap, Entry, Failure, GitPin, Group, NpmPackage, Overlay,
+                    OverlayChange, Review, Section, Side, Source, Span, Upstream)
+
+MAX_FILE_BYTES = 256 * 1024  # an entry is a few hundred bytes; anything huge is a mistake
+MAX_DEPTH = 12  # the deepest legitimate nesting is about five levels
+# C0 controls (but tab and newline), DEL, and the bidirectional overrides that can disguise text
+_FORBIDDEN_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]*)[^)]*\)")
+_AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]*:[^>\s]*)>")
+_CODE_SPAN = re.compile(r"`[^`]*`")
+_SCHEME = re.compile(r"\b(javascript|data|vbscript|file):", re.IGNORECASE)
+
+
+def find_map_folders(decisions: Path) -> list[Path]:
+    """The map folders under ``decisions`` (or ``decisions`` itself when it holds a map.yaml)."""
+    if (decisions / "map.yaml").is_file():
+        return [decisions]
+    if not decisions.is_dir():
+        raise InputError([Problem(decisions, 0, "no such folder; pass --decisions DIR with one "
+                                                "folder per map, each holding a map.yaml")])
+    folders = sorted(p for p in decisions.iterdir() if (p / "map.yaml").is_file())
+    if not folders:
+        raise InputError([Problem(decisions, 0, "holds no map: expected a folder with a map.yaml "
+                                                "(for example decisions/pi/map.yaml)")])
+    return folders
+
+
+def load_maps(decisions: Path, only: list[Path] | None = None) -> list[DecisionMap]:
+    """Load every map under ``decisions``; with ``only``, keep just the entries in those files."""
+    problems: list[Problem] = []
+    maps = []
+    for folder in find_map_folders(decisions):
+        loaded = _load_map(folder, problems, only)
+        if loaded:
+            maps.append(loaded)
+    if problems:
+        raise InputError(problems)
+    return maps
+
+
+def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None) -> DecisionMap | None:
+    map_path = folder / "map.yaml"
+    head = _validated(map_path, schema.MAP, problems)
+    entries: list[Entry] = []
+    seen: dict[str, Entry] = {}
+    wanted = {p.resolve() for p in only} if only else None
+    for path in sorted(folder.glob("*.yaml")):
+        if path.name == "map.yaml":
+            continue
+        if wanted is not None and path.resolve() not in wanted:
+            continue
+        entry = _load_entry(path, problems)
+        if entry is None:
+            continue
+        if entry.id in seen:
+            first = seen[entry.id]
+            problems.append(Problem(path, entry.line, f"duplicate ID {entry.id}: {first.path.name}:"
+                                    f"{first.line} has it too; give one of them a free ID"))
+            continue
+        seen[entry.id] = entry
+        entries.append(entry)
+    overlays = [o for p in sorted((folder / "extensions").glob("*.yaml"))
+                if (o := _load_overlay(p, problems))] if (folder / "extensions").is_dir() else []
+    if head is None:
+        return None
+    values, lines = head
+    ids = {e.id for e in entries} if wanted is None else None
+    if ids is not None:
+        _check_links(map_path, values, lines, ids, overlays, problems)
+    source = values["source"]
+    return DecisionMap(
+        name=folder.name, folder=folder, title=values["title"], repo=values["repo"],
+        version=values["version"],
+        source=Source(npm=tuple(NpmPackage(p["package"], p["path"].strip("/")) for p in source.get("npm", [])),
+                      git=GitPin(source["git"]["url"], source["git"]["ref"], source["git"].get("commit"))
+                      if "git" in source else None),
+        summary=values.get("summary"),
+        groups=tuple(Group(g["id"], g["title"], g.get("about")) for g in values.get("groups", [])),
+        sections=tuple(Section(s["title"], tuple(s["ids"])) for s in values.get("sections", [])),
+        checked=values.get("checked"),
+        entries=tuple(sorted(entries, key=entry_order)), overlays=tuple(overlays), path=map_path)
+
+
+def entry_order(entry: Entry) -> tuple[str, int]:
+    """Entries are ordered by ID: group letter, then number (D2 before D10)."""
+    return entry.group, entry.number
+
+
+def _check_links(map_path: Path, values: dict, lines: dict, ids: set[str], overlays: list[Overlay],
+                 problems: list[Problem]) -> None:
+    for index, section in enumerate(values.get("sections", [])):
+        for entry_id in section["ids"]:
+            if entry_id not in ids:
+                problems.append(Problem(map_path, lines.get(("sections", index), 0),
+                                        f"section '{section['title']}' lists {entry_id}, which no entry has"))
+    for overlay in overlays:
+        for change in overlay.changes:
+            for entry_id in change.linked:
+                if entry_id not in ids:
+                    problems.append(Problem(overlay.path, change.line,
+                                            f"links to decision {entry_id}, which does not exist in "
+                                            f"{map_path.parent.name}/; use an existing ID"))
+
+
+def _load_entry(path: Path, problems: list[Problem]) -> Entry | None:
+    loaded = _validated(path, schema.ENTRY, problems, keep_nodes=True)
+    if loaded is None:
+        return None
+    values, lines = loaded
+    if path.stem != values["id"]:
+        problems.append(Problem(path, lines.get(("id",), 1), f"the entry's id is {values['id']} but its file "
+                                f"is named {path.name}; name the file {values['id']}.yaml"))
+        return None
+    cites = []
+    for index, raw in enumerate(values["cites"]):
+        cite = _citation(path, raw, lines[("cites", index)], problems)
+        if cite:
+            cites.append(cite)
+    if len(cites) != len(values["cites"]):
+        return None
+    up = values.get("upstream")
+    rev = values.get("reviewed")
+    return Entry(
+        id=values["id"], kind=values["kind"], question=values.get("question"),
+        decided_by=values.get("decided_by"), answer=values.get("answer"), title=values.get("title"),
+        description=values.get("description"), changed_by=values.get("changed_by"),
+        checks=values.get("checks"),
+        failures=tuple(Failure(f["issue"], f["title"], f.get("status"), f.get("checked"))
+                       for f in values.get("failures", [])),
+        upstream=Upstream(up["issue"], up["status"], up["checked"]) if up else None,
+        cites=tuple(cites), reviewed=Review(rev["version"], rev["date"], rev.get("by")) if rev else None,
+        path=path, line=1)
+
+
+def _citation(path: Path, raw: dict, line: int, problems: list[Problem]) -> Citation | None:
+    node = raw["__node__"]
+    start, end = raw["lines"]
+    file = raw["file"]
+    where = raw["__lines__"]
+    pure = PurePosixPath(file)
+    if file.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", file) or ".." in pure.parts or "\\" in file:
+        problems.append(Problem(path, where.get("file", line), f"cited path '{file}' leaves the source tree; "
+                                "give a path relative to the repository root, without '..'"))
+        return None
+    lines_node = next(v for k, v in node.value if k.value == "lines")
+    block = node.flow_style is False or not node.flow_style
+    return Citation(file=str(pure), start=start, end=end, version=raw.get("version"),
+                    accepted=raw.get("accepted"), note=raw.get("note"), path=path, line=line,
+                    lines_span=Span(lines_node.start_mark.index, lines_node.end_mark.index),
+                    mapping_span=Span(node.start_mark.index, node.end_mark.index),
+                    mapping_indent=node.start_mark.column if block else None)
+
+
+def _load_overlay(path: Path, problems: list[Problem]) -> Overlay | None:
+    loaded = _validated(path, schema.OVERLAY, problems)
+    if loaded is None:
+        return None
+    values, lines = loaded
+    if path.stem != values["extension"]:
+        problems.append(Problem(path, lines.get(("extension",), 1), f"the extension is named "
+                                f"{values['extension']} but its file is {path.name}; name them alike"))
+        return None
+    changes = tuple(
+        OverlayChange(decision=c.get("decision"), question=c.get("question"),
+                      related=tuple(c.get("related", [])), how=c["how"],
+                      without=Side(c["without"]["decided_by"], c["without"]["answer"]),
+                      with_=Side(c["with"]["decided_by"], c["with"]["answer"]),
+                      line=lines[("changes", i)])
+        for i, c in enumerate(values["changes"]))
+    return Overlay(extension=values["extension"], package=values.get("package"),
+                   version=values.get("version"), summary=values.get("summary"), changes=changes,
+                   path=path, line=1)
+
+
+# --- YAML to checked values ------------------------------------------------------------------
+
+
+def _validated(path: Path, spec: schema.Record, problems: list[Problem],
+               keep_nodes: bool = False) -> tuple[dict, dict] | None:
+    """Parse and check one file; returns (values, {key path: 1-based line}) or None on error."""
+    node = _parse(path, problems)
+    if node is None:
+        return None
+    checker = _Checker(path, keep_nodes)
+    values = checker.check(node, spec, ())
+    problems.extend(checker.problems)
+    if checker.problems or values is None:
+        return None
+    return values, checker.lines
+
+
+def _parse(path: Path, problems: list[Problem]) -> yaml.Node | None:
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        problems.append(Problem(path, 0, f"cannot read: {err.strerror}"))
+        return None
+    if len(data) > MAX_FILE_BYTES:
+        problems.append(Problem(path, 0, f"file is {len(data):,} bytes; an entry must stay under "
+                                f"{MAX_FILE_BYTES:,} bytes"))
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        problems.append(Problem(path, line, "is not UTF-8 text; save the file as UTF-8"))
+        return None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
+        problems.append(Problem(path, 0, "file is empty; write the entry's fields, or delete the file"))
+        return None
+    depth = _bracket_depth(text)
+    if depth > MAX_DEPTH:
+        problems.append(Problem(path, depth_line(text), f"nested {depth} levels deep; entries never nest "
+                                f"deeper than {MAX_DEPTH}"))
+        return None
+    try:
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        nodes = list(yaml.compose_all(text, Loader=loader))
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        what = err.problem or "invalid YAML"
+        if "\t" in text and "tab" in what.lower() or (mark and "\t" in text.splitlines()[mark.line][: mark.column + 1]
+                                                      if mark and mark.line < len(text.splitlines()) else False):
+            what += " (YAML does not allow tabs for indentation; indent with spaces)"
+        problems.append(Problem(path, mark.line + 1 if mark else 0, f"YAML syntax error: {what}"))
+        return None
+    except yaml.YAMLError as err:
+        problems.append(Problem(path, 0, f"YAML syntax error: {err}"))
+        return None
+    if len(nodes) != 1:
+        problems.append(Problem(path, 0, f"holds {len(nodes)} YAML documents; keep exactly one"))
+        return None
+    return nodes[0]
+
+
+def _bracket_depth(text: str) -> int:
+    """Deepest nesting of flow brackets or indentation, checked before the parser sees the text."""
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(0, depth - 1)
+    indents = {len(ln) - len(ln.lstrip(" ")) for ln in text.splitlines() if ln.strip()}
+    return max(deepest, len(indents))
+
+
+def depth_line(text: str) -> int:
+    depth = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        for char in line:
+            depth += char in "[{"
+            if depth > MAX_DEPTH:
+                return number
+    return 1
+
+
+class _Checker:
+    """Walks a composed YAML node against a spec, collecting problems with their lines."""
+
+    def __init__(self, path: Path, keep_nodes: bool):
+        self.path = path
+        self.keep_nodes = keep_nodes
+        self.problems: list[Problem] = []
+        self.lines: dict[tuple, int] = {}
+        self._seen: set[int] = set()
+
+    def fail(self, node: yaml.Node, message: str) -> None:
+        self.problems.append(Problem(self.path, node.start_mark.line + 1, message))
+
+    def check(self, node: yaml.Node, spec: schema.Spec, where: tuple) -> Any:
+        if id(node) in self._seen:
+            self.fail(node, "YAML anchors and aliases (&, *) are not allowed; write the value out")
+            return None
+        self._seen.add(id(node))
+        self.lines[where] = node.start_mark.line + 1
+        name = ".".join(str(w) for w in where) or "the file"
+        if isinstance(spec, schema.Record):
+            return self._record(node, spec, where, name)
+        if isinstance(spec, schema.ListOf):
+            if not isinstance(node, yaml.SequenceNode):
+                self.fail(node, f"{name} must be a list")
+                return None
+            if len(node.value) < spec.min_items:
+                self.fail(node, f"{name} must list at least {spec.min_items} item(s)")
+                return None
+            items = [self.check(item, spec.item, where + (i,)) for i, item in enumerate(node.value)]
+            return None if any(i is None for i in items) else items
+        if not isinstance(node, yaml.ScalarNode):
+            self.fail(node, f"{name} must be a single value, not a {'list' if isinstance(node, yaml.SequenceNode) else 'mapping'}")
+            return None
+        return self._scalar(node, spec, name)
+
+    def _record(self, node: yaml.Node, spec: schema.Record, where: tuple, name: str) -> dict | None:
+        if not isinstance(node, yaml.MappingNode):
+            self.fail(node, f"{name} must be a mapping of keys to values")
+            return None
+        out: dict[str, Any] = {}
+        key_lines: dict[str, int] = {}
+        ok = True
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if key is None or not isinstance(key, str):
+                self.fail(key_node, f"{name} has a key that is not a plain name")
+                ok = False
+                continue
+            if key in key_lines:
+                self.fail(key_node, f"duplicate key '{key}' (first at line {key_lines[key]}); keep one")
+                ok = False
+                continue
+            key_lines[key] = key_node.start_mark.line + 1
+            if key not in spec.fields:
+                hint = _closest(key, spec.fields)
+                self.fail(key_node, f"unknown key '{key}'" + (f" in {name}" if where else "") +
+                          (f"; did you mean '{hint}'?" if hint else f"; allowed: {', '.join(spec.fields)}"))
+                ok = False
+                continue
+            value = self.check(value_node, spec.fields[key], where + (key,))
+            if value is None:
+                ok = False
+            out[key] = value
+        for key, default in spec.defaults.items():
+            out.setdefault(key, default)
+        needed = list(spec.required)
+        for (key, value), keys in spec.required_when.items():
+            if out.get(key) == value:
+                needed += keys
+        missing = [k for k in needed if k not in key_lines]
+        if missing:
+            self.fail(node, f"{name} is missing required key{'s' if len(missing) > 1 else ''}: "
+                      f"{', '.join(missing)}")
+            ok = False
+        for keys in spec.one_of:
+            present = [k for k in keys if k in key_lines]
+            if len(present) != 1:
+                self.fail(node, f"{name} must have exactly one of: {', '.join(keys)}")
+                ok = False
+        if self.keep_nodes:
+            out["__node__"] = node
+            out["__lines__"] = key_lines
+        return out if ok else None
+
+    def _scalar(self, node: yaml.ScalarNode, spec: schema.Spec, name: str) -> Any:
+        value = _construct(node)
+        if isinstance(spec, schema.Integer):
+            if isinstance(value, bool) or not isinstance(value, int) or value < spec.minimum:
+                self.fail(node, f"{name} must be a whole number of at least {spec.minimum}, not {node.value!r}")
+                return None
+            return value
+        if isinstance(spec, schema.LineRange):
+            return self._line_range(node, value, name)
+        if value is None and node.tag != "tag:yaml.org,2002:str":
+            self.fail(node, f"{name} is empty; give it a value or remove the key")
+            return None
+        if isinstance(value, bool) or not isinstance(value, (str, int, float, date)):
+            self.fail(node, f"{name} must be text, not {node.value!r}")
+            return None
+        text = node.value
+        if isinstance(spec, schema.Choice):
+            if text not in spec.options:
+                self.fail(node, f"{name} must be one of {', '.join(spec.options)}, not {text!r}")
+                return None
+            return text
+        assert isinstance(spec, schema.Text)
+        if not text.strip():
+            self.fail(node, f"{name} is empty")
+            return None
+        if len(text) > spec.max_length:
+            self.fail(node, f"{name} is {len(text):,} characters; keep it under {spec.max_length:,}")
+            return None
+        bad = _FORBIDDEN_CHARS.search(text)
+        if bad:
+            self.fail(node, f"{name} holds the invisible control character U+{ord(bad.group()):04X}; remove it")
+            return None
+        if spec.pattern and not re.match(spec.pattern, text):
+            self.fail(node, f"{name} {text!r} does not have the expected form ({_describe(spec.pattern)})")
+            return None
+        if spec.prose:
+            for match in list(_LINK.finditer(text)) + list(_AUTOLINK.finditer(text)):
+                if not schema.is_safe_link(match.group(1)):
+                    self.fail(node, f"{name} links to {match.group(1)[:40]!r}; links may only go to http(s)")
+                    return None
+            bare = _SCHEME.search(_CODE_SPAN.sub("", text))  # `file://` in code is text, not a link
+            if bare:
+                self.fail(node, f"{name} holds a {bare.group(1)}: address outside backticks; links may only "
+                          "go to http(s)")
+                return None
+        return text
+
+    def _line_range(self, node: yaml.ScalarNode, value: Any, name: str) -> tuple[int, int] | None:
+        text = str(value).strip() if not isinstance(value, bool) else ""
+        match = re.fullmatch(r"(-?[0-9]+)(?:\s*-\s*(-?[0-9]+))?", text)
+        if not match:
+            self.fail(node, f"{name} must be a line (42) or a range (658-681), not {node.value!r}")
+            return None
+        start = int(match.group(1))
+        end = int(match.group(2)) if match.group(2) else start
+        if start < 1 or end < 1:
+            self.fail(node, f"{name} {node.value!r}: lines count from 1")
+            return None
+        if end < start:
+            self.fail(node, f"{name} {node.value!r} is reversed; write {end}-{start}")
+            return None
+        return start, end
+
+
+def _construct(node: yaml.ScalarNode) -> Any:
+    """The Python value of a scalar as YAML reads it (42 is a number, yes is a bool)."""
+    if node.tag == "tag:yaml.org,2002:str":
+        return node.value
+    try:
+        return yaml.SafeLoader("").construct_object(node)
+    except (yaml.YAMLError, ValueError):
+        return node.value
+
+
+def _closest(key: str, options: dict) -> str | None:
+    import difflib
+
+    found = difflib.get_close_matches(key, list(options), n=1, cutoff=0.7)
+    return found[0] if found else None
+
+
+def _describe(pattern: str) -> str:
+    known = {schema.ID_PATTERN: "a capital letter and a number, e.g. D1",
+             schema.DATE_PATTERN: "YYYY-MM-DD",
+             schema.VERSION_PATTERN: "a version such as 1.4.0"}
+    return known.get(pattern, f"pattern {pattern}")

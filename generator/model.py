@@ -1,0 +1,192 @@
+"""The loaded decision map. Every object knows the YAML file and line it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where a YAML scalar sits in its file: 0-based character offsets, for in-place edits."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A ``file:lines`` citation. ``start`` and ``end`` are 1-based and inclusive."""
+
+    file: str
+    start: int
+    end: int
+    version: str | None  # the version it was checked at; None means the map's pinned version
+    accepted: str | None  # a person accepted its changed code as re-read at this version
+    note: str | None
+    path: Path  # the YAML file
+    line: int  # 1-based line of the citation in the YAML file
+    lines_span: Span  # the `lines` value, for `fix`
+    mapping_span: Span  # the whole citation mapping, for adding keys
+    mapping_indent: int | None  # column of its keys when written in block style, else None
+
+    @property
+    def label(self) -> str:
+        name = self.file.rsplit("/", 1)[-1]
+        return f"{name}:{self.start}" if self.start == self.end else f"{name}:{self.start}-{self.end}"
+
+
+@dataclass(frozen=True)
+class Failure:
+    issue: int
+    title: str
+    status: str | None
+    checked: str | None
+
+
+@dataclass(frozen=True)
+class Upstream:
+    issue: int
+    status: str
+    checked: str
+
+
+@dataclass(frozen=True)
+class Review:
+    version: str
+    date: str
+    by: str | None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A decision or a problem."""
+
+    id: str
+    kind: str  # "decision" | "problem"
+    question: str | None
+    decided_by: str | None
+    answer: str | None
+    title: str | None
+    description: str | None
+    changed_by: str | None
+    checks: str | None
+    failures: tuple[Failure, ...]
+    upstream: Upstream | None
+    cites: tuple[Citation, ...]
+    reviewed: Review | None
+    path: Path
+    line: int
+
+    @property
+    def group(self) -> str:
+        return self.id[0]
+
+    @property
+    def number(self) -> int:
+        return int(self.id[1:])
+
+    @property
+    def headline(self) -> str:
+        return (self.question if self.kind == "decision" else self.title) or ""
+
+
+@dataclass(frozen=True)
+class NpmPackage:
+    package: str
+    path: str
+
+
+@dataclass(frozen=True)
+class GitPin:
+    url: str
+    ref: str
+    commit: str | None
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a map's code comes from: npm packages or a git repository (exactly one)."""
+
+    npm: tuple[NpmPackage, ...] = ()
+    git: GitPin | None = None
+
+
+@dataclass(frozen=True)
+class Group:
+    id: str
+    title: str
+    about: str | None
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Side:
+    decided_by: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class OverlayChange:
+    decision: str | None
+    question: str | None
+    related: tuple[str, ...]
+    how: str
+    without: Side
+    with_: Side
+    line: int
+
+    @property
+    def linked(self) -> tuple[str, ...]:
+        return ((self.decision,) if self.decision else ()) + self.related
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """An extension and the map's decisions it changes."""
+
+    extension: str
+    package: str | None
+    version: str | None
+    summary: str | None
+    changes: tuple[OverlayChange, ...]
+    path: Path
+    line: int
+
+
+@dataclass(frozen=True)
+class DecisionMap:
+    name: str  # the folder name, e.g. "pi"
+    folder: Path
+    title: str
+    repo: str
+    version: str
+    source: Source
+    summary: str | None
+    groups: tuple[Group, ...]
+    sections: tuple[Section, ...]
+    checked: str | None
+    entries: tuple[Entry, ...] = field(default=())
+    overlays: tuple[Overlay, ...] = field(default=())
+    path: Path = Path()
+
+    @property
+    def decisions(self) -> tuple[Entry, ...]:
+        return tuple(e for e in self.entries if e.kind == "decision")
+
+    @property
+    def problems(self) -> tuple[Entry, ...]:
+        return tuple(e for e in self.entries if e.kind == "problem")
+
+    def entry(self, entry_id: str) -> Entry | None:
+        return next((e for e in self.entries if e.id == entry_id), None)
+
+    def permalink(self, citation: Citation, version: str | None = None) -> str:
+        """The upstream URL of a citation's lines at a version (default: the pin)."""
+        anchor = f"#L{citation.start}" if citation.start == citation.end else f"#L{citation.start}-L{citation.end}"
+        return f"{self.repo.rstrip('/')}/blob/v{version or self.version}/{citation.file}{anchor}"

@@ -1,0 +1,345 @@
+"""Resolve citations with tree-sitter: derive an anchor at one version, find it at another.
+
+An anchor is the enclosing named declaration (``AgentSession._beforeToolCall``), the offset of
+the cited lines inside it, and a fingerprint of the cited text. Tree-sitter rows are 0-based;
+:func:`to_line` is the one place they become this package's 1-based, inclusive lines.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import tree_sitter
+
+# Declarations that give a piece of code a name, and the field that holds the name.
+_NAME_FIELD = {
+    "function_declaration": "name", "generator_function_declaration": "name",
+    "class_declaration": "name", "abstract_class_declaration": "name", "class": "name",
+    "interface_declaration": "name", "type_alias_declaration": "name", "enum_declaration": "name",
+    "internal_module": "name", "module": "name", "function_signature": "name",
+    "method_definition": "name", "method_signature": "name", "abstract_method_signature": "name",
+    "public_field_definition": "name", "field_definition": "property", "property_signature": "name",
+    "variable_declarator": "name", "pair": "key",
+}
+_NAME_KINDS = {"identifier", "type_identifier", "property_identifier", "private_property_identifier",
+               "string", "number", "shorthand_property_identifier"}
+_STRING_LEAVES = {"string_fragment", "escape_sequence", "template_string", "string", "regex_pattern"}
+
+
+def to_line(row: int) -> int:
+    """Tree-sitter's 0-based row as this package's 1-based line."""
+    return row + 1
+
+
+@lru_cache(maxsize=None)
+def _language(suffix: str) -> tree_sitter.Language | None:
+    if suffix in (".ts", ".mts", ".cts"):
+        import tree_sitter_typescript as grammar
+
+        return tree_sitter.Language(grammar.language_typescript())
+    if suffix == ".tsx":
+        import tree_sitter_typescript as grammar
+
+        return tree_sitter.Language(grammar.language_tsx())
+    if suffix in (".js", ".mjs", ".cjs", ".jsx"):
+        import tree_sitter_javascript as grammar
+
+        return tree_sitter.Language(grammar.language())
+    return None
+
+
+@lru_cache(maxsize=None)
+def _declaration_query(suffix: str) -> tree_sitter.Query | None:
+    language = _language(suffix)
+    if language is None:
+        return None
+    patterns = []
+    for kind, name_field in _NAME_FIELD.items():
+        try:
+            tree_sitter.Query(language, f"({kind} {name_field}: (_) @name) @decl")
+        except (tree_sitter.QueryError, ValueError, NameError):
+            continue  # this grammar has no such node (JavaScript has no interfaces)
+        patterns.append(f"({kind} {name_field}: (_) @name) @decl")
+    return tree_sitter.Query(language, "\n".join(patterns))
+
+
+class SourceFile:
+    """One parsed file: its lines, its syntax tree, and indexes for finding cited text fast."""
+
+    def __init__(self, path: str, data: bytes):
+        self.path = path
+        self.text = data.decode("utf-8", errors="replace")
+        self.lines = self.text.split("\n")
+        if self.lines and self.lines[-1] == "":
+            self.lines.pop()  # a final newline ends the last line; it does not start another
+        suffix = path[path.rfind("."):] if "." in path.rsplit("/", 1)[-1] else ""
+        self.suffix = suffix
+        language = _language(suffix)
+        self.tree = tree_sitter.Parser(language).parse(data) if language else None
+        self._squeezed: tuple[str, list[int], set[int], set[int]] | None = None
+        self._declarations: dict[str, list[tree_sitter.Node]] | None = None
+
+    @property
+    def line_count(self) -> int:
+        return len(self.lines)
+
+    # -- text without whitespace, for matching that ignores re-indentation and re-wrapping --
+
+    def squeezed(self) -> tuple[str, list[int], set[int], set[int]]:
+        """(text without whitespace, row of each char, chars that start a line, chars that end one)."""
+        if self._squeezed is None:
+            parts, rows, starts, ends = [], [], set(), set()
+            size = 0
+            for row, line in enumerate(self.lines):
+                bare = _WHITESPACE.sub("", line)
+                if not bare:
+                    continue
+                starts.add(size)
+                parts.append(bare)
+                rows.extend([row] * len(bare))
+                size += len(bare)
+                ends.add(size - 1)
+            self._squeezed = ("".join(parts), rows, starts, ends)
+        return self._squeezed
+
+    def find(self, fingerprint: str, within: tuple[int, int] | None = None) -> list[tuple[int, int]]:
+        """Rows (first, last; 0-based) of each place whose text, without whitespace, is ``fingerprint``
+        and which starts and ends on whole lines."""
+        text, rows, starts, ends = self.squeezed()
+        found = []
+        if not fingerprint:
+            return found
+        position = text.find(fingerprint)
+        while position != -1:
+            last = position + len(fingerprint) - 1
+            if position in starts and last in ends:
+                first_row, last_row = rows[position], rows[last]
+                if within is None or (within[0] <= first_row and last_row <= within[1]):
+                    found.append((first_row, last_row))
+            position = text.find(fingerprint, position + 1)
+        return found
+
+    # -- declarations --
+
+    def declarations(self) -> dict[str, list[tree_sitter.Node]]:
+        """Every named declaration, by its dotted path (``Class.method``), in source order."""
+        if self._declarations is None:
+            found: dict[str, list[tree_sitter.Node]] = {}
+            query = _declaration_query(self.suffix)
+            if query is not None and self.tree is not None:
+                for _, captures in tree_sitter.QueryCursor(query).matches(self.tree.root_node):
+                    node = captures["decl"][0]
+                    if _name(node) is None:
+                        continue
+                    found.setdefault(symbol_path(node), []).append(node)
+            self._declarations = found
+        return self._declarations
+
+    def enclosing(self, first: int, last: int) -> tree_sitter.Node | None:
+        """The innermost named declaration holding rows first..last (0-based), if any."""
+        if self.tree is None:
+            return None
+        start_col = len(self.lines[first]) - len(self.lines[first].lstrip())
+        end_col = len(self.lines[last].rstrip())
+        node = self.tree.root_node.descendant_for_point_range((first, start_col), (last, max(end_col - 1, 0)))
+        while node is not None:
+            if _name(node) is not None and node.start_point[0] <= first and node.end_point[0] >= last:
+                return node
+            node = node.parent
+        return None
+
+    def touched(self, first: int, last: int, parent: tree_sitter.Node | None) -> list[str]:
+        """Paths of the named declarations directly under ``parent`` that rows first..last touch."""
+        if self.tree is None:
+            return []
+        names = []
+        stack = [parent or self.tree.root_node]
+        while stack and len(names) < 8:
+            node = stack.pop()
+            for child in reversed(node.named_children):
+                if child.end_point[0] < first or child.start_point[0] > last:
+                    continue
+                if _name(child) is not None:
+                    names.append((child.start_point, symbol_path(child)))
+                elif child.child_count and child.type not in ("statement_block", "comment"):
+                    stack.append(child)
+        return [n for _, n in sorted(names)]
+
+    def tokens(self, first: int, last: int) -> list[str]:
+        """The syntax tokens on rows first..last; inside strings whitespace counts, elsewhere not."""
+        if self.tree is None:
+            return [_WHITESPACE.sub("", ln) for ln in self.lines[first:last + 1]]
+        out = []
+        stack = [self.tree.root_node]
+        while stack:
+            node = stack.pop()
+            if node.end_point[0] < first or node.start_point[0] > last:
+                continue
+            if node.child_count == 0 or node.type in _STRING_LEAVES or node.type == "comment":
+                text = node.text.decode("utf-8", errors="replace") if node.text else ""
+                out.append(text if node.type in _STRING_LEAVES else _WHITESPACE.sub(" ", text).strip())
+                continue
+            stack.extend(reversed(node.children))
+        return out
+
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+def _name(node: tree_sitter.Node) -> str | None:
+    field = _NAME_FIELD.get(node.type)
+    if field is None:
+        return None
+    name = node.child_by_field_name(field)
+    if name is None or name.type not in _NAME_KINDS or name.text is None:
+        return None
+    return name.text.decode("utf-8", errors="replace").strip("'\"`")
+
+
+def symbol_path(node: tree_sitter.Node) -> str:
+    """The dotted path of named declarations from the file down to ``node``."""
+    parts = []
+    current: tree_sitter.Node | None = node
+    while current is not None:
+        name = _name(current)
+        if name is not None:
+            parts.append(name)
+        current = current.parent
+    return ".".join(reversed(parts))
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """What identifies a cited range independently of its line numbers."""
+
+    symbol: str  # enclosing declaration path; "" at file level
+    symbol_index: int  # which declaration of that path (overloads, getters and setters share one)
+    offset: int  # rows from the declaration's first row (or the file's) to the cited range
+    fingerprint: str  # the cited text without whitespace
+    lead: int  # blank lines cited before the first non-blank line
+    trail: int  # and after the last one
+    occurrence: int  # which of the fingerprint's places inside the anchor this is
+    occurrences: int  # how many places inside the anchor hold it
+    display: str  # what a reader is shown: the symbol, or the declarations the range touches
+    first: int  # the cited rows (0-based)
+    last: int
+
+
+def anchor_for(source: SourceFile, first: int, last: int) -> Anchor:
+    """Derive the anchor of rows first..last (0-based, inclusive) of ``source``."""
+    lead = 0
+    while first + lead <= last and not source.lines[first + lead].strip():
+        lead += 1
+    trail = 0
+    while last - trail >= first + lead and not source.lines[last - trail].strip():
+        trail += 1
+    text_first, text_last = first + lead, last - trail
+    if text_first > text_last:  # only blank lines cited
+        return Anchor("", 0, first, "", lead, 0, 0, 0, "", first, last)
+    node = source.enclosing(text_first, text_last)
+    symbol = symbol_path(node) if node is not None else ""
+    siblings = source.declarations().get(symbol, []) if node is not None else []
+    index = next((i for i, n in enumerate(siblings) if n.id == node.id), 0) if node is not None else 0
+    scope = (node.start_point[0], node.end_point[0]) if node is not None else None
+    fingerprint = _WHITESPACE.sub("", "".join(source.lines[text_first:text_last + 1]))
+    places = source.find(fingerprint, scope)
+    occurrence = next((i for i, p in enumerate(places) if p == (text_first, text_last)), 0)
+    touched = source.touched(text_first, text_last, node)
+    if node is not None and (len(touched) <= 1 or (node.start_point[0], node.end_point[0]) == (text_first, text_last)):
+        display = symbol
+    elif touched:
+        display = ", ".join(touched[:3]) + (", …" if len(touched) > 3 else "")
+    else:
+        display = symbol
+    return Anchor(symbol, index, text_first - (scope[0] if scope else 0), fingerprint, lead, trail,
+                  occurrence, len(places), display, first, last)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where an anchor was found at the target: a status and, when known, rows (0-based)."""
+
+    status: str  # ok | moved | changed | missing | ambiguous
+    rows: tuple[int, int] | None
+    symbol: str
+
+
+def place(anchor: Anchor, source: SourceFile, target: SourceFile | None) -> Placement:
+    """Find ``anchor`` (derived from ``source``) in ``target`` and classify the result."""
+    if target is None:
+        return Placement("missing", None, anchor.display)
+    scopes = _scopes(anchor, target)
+    everywhere = target.find(anchor.fingerprint)
+    everywhere = [p for p in everywhere if _same_tokens(source, anchor, target, p)]
+    chosen = None
+    if everywhere:
+        inside = [p for p in everywhere if any(s[0] <= p[0] and p[1] <= s[1] for s in scopes)] if scopes else []
+        pool = inside or everywhere
+        if len(pool) == 1:
+            chosen = pool[0]
+        elif len(pool) == anchor.occurrences and pool is inside:
+            chosen = pool[anchor.occurrence]
+        else:
+            return Placement("ambiguous", None, anchor.display)
+    if chosen is not None:
+        rows = (chosen[0] - anchor.lead, chosen[1] + anchor.trail)
+        rows = (max(rows[0], 0), min(rows[1], target.line_count - 1))
+        status = "ok" if rows == (anchor.first, anchor.last) else "moved"
+        return Placement(status, rows, anchor.display)
+    if anchor.symbol and not scopes:
+        return Placement("missing", None, anchor.display)
+    return Placement("changed", _best_rows(anchor, source, target, scopes), anchor.display)
+
+
+def _scopes(anchor: Anchor, target: SourceFile) -> list[tuple[int, int]]:
+    """Row ranges of the anchor's declaration at the target (the whole file at file level)."""
+    if not anchor.symbol:
+        return [(0, max(target.line_count - 1, 0))]
+    nodes = target.declarations().get(anchor.symbol, [])
+    return [(n.start_point[0], n.end_point[0]) for n in nodes]
+
+
+def _same_tokens(source: SourceFile, anchor: Anchor, target: SourceFile, rows: tuple[int, int]) -> bool:
+    """True when the cited code and the candidate differ at most in whitespace outside strings."""
+    first, last = anchor.first + anchor.lead, anchor.last - anchor.trail
+    old = [ln.strip() for ln in source.lines[first:last + 1]]
+    new = [ln.strip() for ln in target.lines[rows[0]:rows[1] + 1]]
+    if old == new:  # only indentation moved: the common case, and cheap
+        return True
+    return source.tokens(first, last) == target.tokens(rows[0], rows[1])
+
+
+def _best_rows(anchor: Anchor, source: SourceFile, target: SourceFile,
+               scopes: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """Map the cited rows through a line diff of the anchor's old and new text."""
+    if not scopes:
+        return None
+    scope = scopes[anchor.symbol_index] if len(scopes) > anchor.symbol_index else scopes[0]
+    old_scope_start = anchor.first + anchor.lead - anchor.offset
+    old_scope_end = max(anchor.last, old_scope_start)
+    if anchor.symbol:
+        node = source.declarations().get(anchor.symbol, [])
+        if len(node) > anchor.symbol_index:
+            old_scope_end = node[anchor.symbol_index].end_point[0]
+    else:
+        old_scope_end = source.line_count - 1
+    old = [_WHITESPACE.sub("", ln) for ln in source.lines[old_scope_start:old_scope_end + 1]]
+    new = [_WHITESPACE.sub("", ln) for ln in target.lines[scope[0]:scope[1] + 1]]
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+
+    def mapped(row: int, end: bool) -> int:
+        index = row - old_scope_start
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if i1 <= index < i2 or (tag == "insert" and i1 == index and not end):
+                if tag == "equal":
+                    return scope[0] + j1 + (index - i1)
+                return scope[0] + (j2 - 1 if end and j2 > j1 else j1)
+        return scope[0] + (len(new) - 1 if end else 0)
+
+    first, last = mapped(anchor.first, False), mapped(anchor.last, True)
+    if last < first:
+        last = first
+    return first, min(last, target.line_count - 1)

@@ -1,0 +1,97 @@
+"""Edit decision YAML in place: only the bytes of the changed values move, and every file is
+replaced atomically, so an interrupted ``fix`` or ``bump`` leaves each file as it was or done."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .model import Citation
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Set a citation's range (1-based, inclusive) and, optionally, the version it was checked at."""
+
+    citation: Citation
+    lines: tuple[int, int] | None = None
+    version: str | None = None
+
+
+def format_lines(first: int, last: int) -> str:
+    return str(first) if first == last else f"{first}-{last}"
+
+
+def apply_edits(edits: list[Edit]) -> list[Path]:
+    """Apply edits grouped by file; returns the files rewritten."""
+    by_file: dict[Path, list[Edit]] = {}
+    for edit in edits:
+        by_file.setdefault(edit.citation.path, []).append(edit)
+    prepared = []
+    for path, file_edits in sorted(by_file.items()):
+        original = path.read_bytes().decode("utf-8")
+        bom = original.startswith("\ufeff")
+        text = original[1:] if bom else original
+        updated = _edit_text(text, file_edits)
+        if updated != text:
+            prepared.append((path, ("\ufeff" if bom else "") + updated))
+    for path, text in prepared:
+        write_atomically(path, text)
+    return [p for p, _ in prepared]
+
+
+def _edit_text(text: str, edits: list[Edit]) -> str:
+    # Work from the end of the file backwards so earlier offsets stay valid.
+    changes: list[tuple[int, int, str]] = []
+    for edit in edits:
+        cite = edit.citation
+        if edit.lines is not None:
+            old = text[cite.lines_span.start:cite.lines_span.end]
+            new = format_lines(*edit.lines)
+            if old.startswith(("'", '"')):
+                new = f"{old[0]}{new}{old[0]}"
+            changes.append((cite.lines_span.start, cite.lines_span.end, new))
+        if edit.version is not None:
+            changes.append(_version_change(text, cite, edit.version))
+    for start, end, new in sorted(changes, key=lambda c: (c[0], c[1]), reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def _version_change(text: str, cite: Citation, version: str) -> tuple[int, int, str]:
+    """Set or add the citation's ``version`` key, in the citation's own style."""
+    start, end = cite.mapping_span.start, cite.mapping_span.end
+    block = text[start:end]
+    import re
+
+    found = re.search(r"(^|[\s{,])version:[ \t]*(\"[^\"\n]*\"|'[^'\n]*'|[^\s,}#]+)", block, re.MULTILINE)
+    if found:
+        return start + found.start(2), start + found.end(2), f'"{version}"'
+    if cite.mapping_indent is None:  # flow style: {file: x, lines: 1-2}
+        close = block.rfind("}")
+        return start + close, start + close, f', version: "{version}"'
+    # Block style: add a line after the `lines:` line, at the keys' indentation.
+    line_end = text.find("\n", cite.lines_span.end)
+    line_end = len(text) if line_end == -1 else line_end
+    return line_end, line_end, "\n" + " " * cite.mapping_indent + f'version: "{version}"'
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` so that a reader sees the old file or the new, never half."""
+    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise

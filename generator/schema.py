@@ -1,0 +1,265 @@
+"""The shape of the YAML files, written once.
+
+The loader validates against these specs and ``python -m generator schema`` turns the same
+specs into JSON Schema for editors, so the two can never disagree.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+ID_PATTERN = r"^[A-Z][0-9]{1,4}$"
+LINES_PATTERN = r"^[0-9]+(-[0-9]+)?$"
+VERSION_PATTERN = r"^[0-9A-Za-z][0-9A-Za-z.+-]*$"
+DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+MAX_TEXT = 4000  # characters; a longer field is a mistake (or an attack), not prose
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A YAML value's expected shape; ``doc`` becomes the editor's hover text."""
+
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Text(Spec):
+    """A string; ``pattern`` (a regex) restricts it, ``prose`` allows the limited Markdown."""
+
+    pattern: str | None = None
+    prose: bool = False
+    max_length: int = MAX_TEXT
+
+
+@dataclass(frozen=True)
+class Choice(Spec):
+    options: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Integer(Spec):
+    minimum: int = 1
+
+
+@dataclass(frozen=True)
+class LineRange(Spec):
+    """``42`` or ``"658-681"``: 1-based, inclusive."""
+
+
+@dataclass(frozen=True)
+class ListOf(Spec):
+    item: Spec = field(default_factory=Spec)
+    min_items: int = 0
+
+
+@dataclass(frozen=True)
+class Record(Spec):
+    """A mapping with known keys; any other key is an error (typo protection)."""
+
+    fields: dict[str, Spec] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
+    # required keys that depend on another key's value: {("kind", "problem"): ("title", ...)}
+    required_when: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    defaults: dict[str, str] = field(default_factory=dict)
+    one_of: tuple[tuple[str, ...], ...] = ()  # exactly one key of each tuple must be present
+
+
+WHO = Choice(options=("code", "model", "person"), doc="Who holds the judgment: plain code, an AI model, or a person.")
+
+CITATION = Record(
+    doc="A file:line citation into the pinned source.",
+    fields={
+        "file": Text(doc="Path inside the source tree, as in pi's git repository."),
+        "lines": LineRange(doc="1-based inclusive range `A-B`, or one line `N`."),
+        "version": Text(pattern=VERSION_PATTERN, doc="The version this citation was last checked at "
+                        "(default: the map's version)."),
+        "accepted": Text(pattern=VERSION_PATTERN, doc="A person re-read this citation's changed code at "
+                         "this version and the claim still holds; verify then takes the new code as checked."),
+        "note": Text(prose=True, doc="What this citation shows, when an entry has several."),
+    },
+    required=("file", "lines"),
+)
+
+FAILURE = Record(
+    doc="A recorded failure: an upstream issue or fix, never an invented one.",
+    fields={
+        "issue": Integer(doc="Issue or pull request number in the map's upstream tracker."),
+        "title": Text(prose=True, doc="What went wrong, in a line."),
+        "status": Text(prose=True, doc="What the tracker showed when checked."),
+        "checked": Text(pattern=DATE_PATTERN, doc="When the status was checked (YYYY-MM-DD)."),
+    },
+    required=("issue", "title"),
+)
+
+UPSTREAM = Record(
+    doc="The upstream report of a problem.",
+    fields={
+        "issue": Integer(doc="Issue number in the map's upstream tracker."),
+        "status": Text(prose=True, doc="What the tracker showed when checked."),
+        "checked": Text(pattern=DATE_PATTERN, doc="When the status was checked (YYYY-MM-DD)."),
+    },
+    required=("issue", "status", "checked"),
+)
+
+REVIEWED = Record(
+    doc="The last independent reading of the entry against its cited code.",
+    fields={
+        "version": Text(pattern=VERSION_PATTERN, doc="Source version the claims were checked at."),
+        "date": Text(pattern=DATE_PATTERN, doc="When (YYYY-MM-DD)."),
+        "by": Text(prose=True, doc="Who or what read it."),
+    },
+    required=("version", "date"),
+)
+
+ENTRY = Record(
+    doc="One entry of a decision map: a decision, or a problem in the mapped code.",
+    fields={
+        "id": Text(pattern=ID_PATTERN, doc="Group letter and number, e.g. D1; the file is named after it."),
+        "kind": Choice(options=("decision", "problem"), doc="decision (default) or problem."),
+        "question": Text(prose=True, doc="The judgment, phrased as a user would ask it."),
+        "decided_by": WHO,
+        "answer": Text(prose=True, doc="The answer in a few plain sentences, true of the cited code."),
+        "title": Text(prose=True, doc="A problem's headline."),
+        "description": Text(prose=True, doc="What goes wrong, true of the cited code."),
+        "changed_by": Text(prose=True, doc="Where a person, a setting or an extension can change it."),
+        "checks": Text(prose=True, doc="What in the mapped code checks this judgment."),
+        "failures": ListOf(item=FAILURE, doc="Recorded failures (upstream issues or fixes)."),
+        "upstream": UPSTREAM,
+        "cites": ListOf(item=CITATION, min_items=1, doc="Where the judgment is made."),
+        "reviewed": REVIEWED,
+    },
+    required=("id", "cites"),
+    required_when={("kind", "decision"): ("question", "decided_by", "answer"),
+                   ("kind", "problem"): ("title", "description")},
+    defaults={"kind": "decision"},
+)
+
+NPM_PACKAGE = Record(
+    fields={
+        "package": Text(doc="npm package name, e.g. @earendil-works/pi-ai."),
+        "path": Text(doc="Where its sources sit in the repository, e.g. packages/ai."),
+    },
+    required=("package", "path"),
+)
+
+GIT_SOURCE = Record(
+    fields={
+        "url": Text(doc="Clone URL (https://, file://, ...)."),
+        "ref": Text(doc="Tag, branch or commit; `{version}` is replaced by the version."),
+        "commit": Text(pattern=r"^[0-9a-f]{7,40}$", doc="The commit the ref must resolve to, when given."),
+    },
+    required=("url", "ref"),
+)
+
+GROUP = Record(
+    fields={
+        "id": Text(pattern=r"^[A-Z]$", doc="The group letter."),
+        "title": Text(prose=True),
+        "about": Text(prose=True),
+    },
+    required=("id", "title"),
+)
+
+SECTION = Record(
+    doc="A section of the summary page.",
+    fields={
+        "title": Text(prose=True),
+        "ids": ListOf(item=Text(pattern=ID_PATTERN), min_items=1),
+    },
+    required=("title", "ids"),
+)
+
+MAP = Record(
+    doc="A decision map and the source it is pinned to.",
+    fields={
+        "title": Text(prose=True, doc="The map's title, e.g. How pi decides."),
+        "repo": Text(pattern=r"^https://[^\s]+$", doc="Repository URL for permalinks."),
+        "version": Text(pattern=VERSION_PATTERN, doc="The pinned release."),
+        "source": Record(
+            fields={"npm": ListOf(item=NPM_PACKAGE, min_items=1), "git": GIT_SOURCE},
+            one_of=(("npm", "git"),),
+        ),
+        "summary": Text(prose=True, doc="One paragraph that opens the summary page."),
+        "groups": ListOf(item=GROUP, doc="The groups, by ID letter."),
+        "sections": ListOf(item=SECTION, doc="The summary page's sections."),
+        "checked": Text(pattern=DATE_PATTERN, doc="When the map was last checked as a whole."),
+    },
+    required=("title", "repo", "version", "source"),
+)
+
+SIDE = Record(
+    fields={
+        "decided_by": Choice(options=("code", "model", "person", "none")),
+        "answer": Text(prose=True),
+    },
+    required=("decided_by", "answer"),
+)
+
+OVERLAY_CHANGE = Record(
+    fields={
+        "decision": Text(pattern=ID_PATTERN, doc="The map's decision this extension changes."),
+        "question": Text(prose=True, doc="A decision the extension adds, which the map's agent does not make."),
+        "related": ListOf(item=Text(pattern=ID_PATTERN), doc="Decisions an added one touches."),
+        "how": Text(prose=True),
+        "without": SIDE,
+        "with": SIDE,
+    },
+    required=("how", "without", "with"),
+    one_of=(("decision", "question"),),
+)
+
+OVERLAY = Record(
+    doc="An extension and the decisions it changes.",
+    fields={
+        "extension": Text(pattern=r"^[a-z0-9][a-z0-9._-]*$", doc="Its name; also the page's file name."),
+        "package": Text(doc="Package name in its registry."),
+        "version": Text(doc="The version described."),
+        "summary": Text(prose=True),
+        "changes": ListOf(item=OVERLAY_CHANGE, min_items=1),
+    },
+    required=("extension", "changes"),
+)
+
+
+def json_schema(spec: Spec, title: str | None = None) -> dict:
+    """The JSON Schema (draft 2020-12) of a spec."""
+    out = _json(spec)
+    if title:
+        out = {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, **out}
+    return out
+
+
+def _json(spec: Spec) -> dict:
+    doc = {"description": spec.doc} if spec.doc else {}
+    if isinstance(spec, Text):
+        out = {"type": "string", "minLength": 1, "maxLength": spec.max_length}
+        if spec.pattern:
+            out["pattern"] = spec.pattern
+        return {**out, **doc}
+    if isinstance(spec, Choice):
+        return {"enum": list(spec.options), **doc}
+    if isinstance(spec, Integer):
+        return {"type": "integer", "minimum": spec.minimum, **doc}
+    if isinstance(spec, LineRange):
+        return {"oneOf": [{"type": "integer", "minimum": 1},
+                          {"type": "string", "pattern": LINES_PATTERN}], **doc}
+    if isinstance(spec, ListOf):
+        return {"type": "array", "items": _json(spec.item), "minItems": spec.min_items, **doc}
+    if isinstance(spec, Record):
+        out: dict = {"type": "object", "properties": {k: _json(v) for k, v in spec.fields.items()},
+                     "required": list(spec.required), "additionalProperties": False, **doc}
+        rules = [{"if": {"properties": {key: {"const": value}}} if key not in spec.defaults or value != spec.defaults[key]
+                  else {"anyOf": [{"not": {"required": [key]}}, {"properties": {key: {"const": value}}}]},
+                  "then": {"required": list(needed)}}
+                 for (key, value), needed in spec.required_when.items()]
+        rules += [{"oneOf": [{"required": [k]} for k in keys]} for keys in spec.one_of]
+        if rules:
+            out["allOf"] = rules
+        return out
+    return doc
+
+
+def is_safe_link(url: str) -> bool:
+    """Links in prose may only go to http(s)."""
+    return re.match(r"^https?://", url, re.IGNORECASE) is not None
