@@ -68,6 +68,40 @@ def _parser() -> argparse.ArgumentParser:
         epilog="example: python -m generator fix --target 1.6.0")
     _common(fix)
     fix.set_defaults(run=_fix)
+
+    bump = commands.add_parser(
+        "bump", help="move the map to a new release: apply moved ranges, pin it, record the edition",
+        description="Fetch VERSION, verify every citation at it, rewrite the ranges that only moved, pin "
+                    "the map to VERSION and write the edition record (decisions/<map>/editions/). Changed, "
+                    "missing and ambiguous citations keep the version they were checked at and are shown "
+                    "with a diff; `verify` fails until a person re-reads each one (then `accept`).",
+        epilog="example: python -m generator bump 1.6.0")
+    bump.add_argument("version", metavar="VERSION")
+    bump.add_argument("--decisions", type=Path, default=Path("decisions"), metavar="DIR",
+                      help="folder of maps, or one map folder (default: decisions)")
+    bump.add_argument("--quiet", action="store_true", help="no progress display")
+    bump.set_defaults(run=_bump)
+
+    accept = commands.add_parser(
+        "accept", help="mark a drifted citation as re-read at the pin (takes its new range)",
+        description="After a bump, a person re-reads each changed citation and updates the entry's text "
+                    "where pi's behaviour changed. `accept ID` then records that the entry's drifted "
+                    "citations were re-read at the pinned version: their `lines` become the new range "
+                    "and their `version` the pin. Missing or ambiguous citations need a range by hand.",
+        epilog="example: python -m generator accept G1 F5")
+    accept.add_argument("ids", nargs="+", metavar="ID")
+    accept.add_argument("--decisions", type=Path, default=Path("decisions"), metavar="DIR",
+                        help="folder of maps, or one map folder (default: decisions)")
+    accept.add_argument("--quiet", action="store_true", help="no progress display")
+    accept.set_defaults(run=_accept)
+
+    schema = commands.add_parser(
+        "schema", help="write the JSON Schemas of the YAML files (for editors) into schema/",
+        description="Write schema/entry.schema.json, map.schema.json and overlay.schema.json, generated "
+                    "from the same specs the loader checks against.",
+        epilog="example: python -m generator schema --out schema")
+    schema.add_argument("--out", type=Path, default=Path("schema"), metavar="DIR")
+    schema.set_defaults(run=_schema)
     return parser
 
 
@@ -155,3 +189,70 @@ def _fix(args: argparse.Namespace) -> int:
         print(f"{r.entry.id}: {r.citation.file}:{r.recorded[0]}-{r.recorded[1]} is {r.status}; left for a person")
     print(f"fixed {len(edits)} moved citation(s) in {len(written)} file(s); {len(left)} need a person")
     return 0 if not left else 1
+
+
+def _bump(args: argparse.Namespace) -> int:
+    from .bump import bump_map, review_text
+    from .load import load_maps
+    from .verify import Trees, summary_counts
+
+    status = 0
+    for decision_map in load_maps(args.decisions):
+        report = bump_map(decision_map, args.version, trees=Trees(decision_map, quiet=args.quiet))
+        counts = summary_counts(report.results)
+        for r in report.results:
+            if r.status == "moved":
+                print(f"{r.entry.id}: {r.citation.file}: {r.recorded[0]}-{r.recorded[1]} → "
+                      f"{r.resolved[0]}-{r.resolved[1]} (moved, updated)")
+        drifted = [r for r in report.results if r.status not in ("ok", "moved")]
+        if drifted:
+            print(f"\n{len(drifted)} citation(s) need a person: re-read each, update the entry where pi's "
+                  "behaviour changed, then `python -m generator accept ID`\n")
+            for r in drifted:
+                print(review_text(r, report.trees))
+        parts = ", ".join(f"{counts[s]} {s}" for s in counts if counts[s])
+        print(f"{decision_map.name}: pinned at {args.version} ({parts}); edition written to {report.edition}")
+        status = max(status, 1 if drifted else 0)
+    return status
+
+
+def _accept(args: argparse.Namespace) -> int:
+    from .load import load_maps
+    from .rewrite import Edit, apply_edits
+    from .verify import Trees, verify_map
+
+    wanted = set(args.ids)
+    edits, refused, found = [], [], set()
+    for decision_map in load_maps(args.decisions):
+        for r in verify_map(decision_map, None, Trees(decision_map, quiet=args.quiet)):
+            if r.entry.id not in wanted:
+                continue
+            found.add(r.entry.id)
+            if r.status == "ok" and r.checked_at == decision_map.version:
+                continue
+            if r.resolved is None:
+                refused.append(f"{r.entry.id}: {r.citation.file}:{r.recorded[0]}-{r.recorded[1]} is {r.status} "
+                               f"at {r.target}; write its new `lines` by hand, then accept again")
+                continue
+            edits.append(Edit(r.citation, lines=r.resolved, version=r.target))
+            print(f"{r.entry.id}: {r.citation.file}: now {r.resolved[0]}-{r.resolved[1]}, checked at {r.target}")
+    unknown = wanted - found
+    if unknown:
+        raise UsageError(f"no entry has the ID {', '.join(sorted(unknown))}")
+    apply_edits(edits)
+    for line in refused:
+        print(line, file=sys.stderr)
+    return 1 if refused else 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from . import schema
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, spec, title in (("entry", schema.ENTRY, "Decision map entry"),
+                              ("map", schema.MAP, "Decision map"),
+                              ("overlay", schema.OVERLAY, "Extension overlay")):
+        path = args.out / f"{name}.schema.json"
+        path.write_text(json.dumps(schema.json_schema(spec, title), indent=2, sort_keys=True) + "\n")
+        print(f"wrote {path}")
+    return 0

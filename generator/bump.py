@@ -1,0 +1,106 @@
+"""Move a map to a new release: verify every citation at it, apply what is safe, pin it, and
+record the edition (what changed between the two versions) for the site.
+
+Safe means `moved`: the same code at other lines. Everything else keeps the version it was
+checked at, so `verify` fails until a person has re-read it (`accept`, or an edit by hand).
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from .errors import UsageError
+from .model import DecisionMap, Entry
+from .rewrite import Edit, apply_edits, format_lines, write_atomically
+from .verify import Resolution, Trees, verify_map
+
+
+@dataclass(frozen=True)
+class BumpReport:
+    map: DecisionMap
+    results: list[Resolution]
+    edition: Path
+    trees: Trees
+
+
+def claim_digest(entry: Entry) -> str:
+    """A short digest of what an entry claims, to tell later whether a person re-wrote it."""
+    text = "\n".join(x or "" for x in (entry.question, entry.answer, entry.title, entry.description,
+                                       entry.changed_by))
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def bump_map(decision_map: DecisionMap, version: str, today: str | None = None,
+             trees: Trees | None = None) -> BumpReport:
+    """Bump one map to ``version``; rewrites its YAML in place and writes its edition record."""
+    if version == decision_map.version:
+        raise UsageError(f"{decision_map.path}: the map is already pinned at {version}")
+    trees = trees or Trees(decision_map)
+    results = verify_map(decision_map, version, trees)
+    edits = []
+    for r in results:
+        if r.status in ("ok", "moved"):
+            lines = r.resolved if r.status == "moved" else None
+            # checked at the new pin from now on: an explicit older version would be wrong
+            edits.append(Edit(r.citation, lines=lines, version=version if r.citation.version else None))
+        elif r.citation.version is None:
+            edits.append(Edit(r.citation, version=r.checked_at))  # keep it checked at the old version
+    edition = decision_map.folder / "editions" / f"{decision_map.version}-to-{version}.yaml"
+    edition_text = _edition_yaml(decision_map, version, results, today or date.today().isoformat())
+    pin_text = _repinned(decision_map, version)
+    apply_edits([e for e in edits if e.lines is not None or e.version is not None])
+    edition.parent.mkdir(exist_ok=True)
+    write_atomically(edition, edition_text)
+    write_atomically(decision_map.path, pin_text)  # last: until here a rerun starts from the old pin
+    return BumpReport(decision_map, results, edition, trees)
+
+
+def _repinned(decision_map: DecisionMap, version: str) -> str:
+    import re
+
+    text = decision_map.path.read_text(encoding="utf-8")
+    found = re.search(r"^version:[ \t]*(\"[^\"\n]*\"|'[^'\n]*'|[^\s#]+)", text, re.MULTILINE)
+    if not found:
+        raise UsageError(f"{decision_map.path}: no top-level `version:` line to update")
+    return text[:found.start(1)] + f'"{version}"' + text[found.end(1):]
+
+
+def _edition_yaml(decision_map: DecisionMap, version: str, results: list[Resolution], today: str) -> str:
+    lines = [
+        "# Written by `python -m generator bump`: what changed in the map's code between two versions.",
+        f'from: "{decision_map.version}"',
+        f'to: "{version}"',
+        f"date: {today}",
+        "citations:",
+    ]
+    for r in results:
+        new = format_lines(*r.resolved) if r.resolved else "null"
+        lines += [f"  - id: {r.entry.id}",
+                  f"    file: {r.citation.file}",
+                  f'    old: "{format_lines(*r.recorded)}"',
+                  f'    new: {new if new == "null" else chr(34) + new + chr(34)}',
+                  f'    checked_at: "{r.checked_at}"',
+                  f"    status: {r.status}",
+                  f"    claim: {claim_digest(r.entry)}"]
+    return "\n".join(lines) + "\n"
+
+
+def review_text(r: Resolution, trees: Trees) -> str:
+    """What a person needs to re-read one drifted citation: the claim and a diff of the code."""
+    old = trees.file(r.checked_at, r.citation.file)
+    new = trees.file(r.target, r.citation.file)
+    old_lines = old.lines[r.recorded[0] - 1:r.recorded[1]] if old else []
+    if r.resolved and new:
+        new_lines = new.lines[r.resolved[0] - 1:r.resolved[1]]
+        new_label = f"{r.citation.file}:{format_lines(*r.resolved)} at {r.target}"
+    else:
+        new_lines, new_label = [], f"{r.citation.file} at {r.target} (not found)"
+    claim = r.entry.answer or r.entry.description or ""
+    diff = difflib.unified_diff(old_lines, new_lines, f"{r.citation.file}:{format_lines(*r.recorded)} at "
+                                f"{r.checked_at}", new_label, lineterm="", n=2)
+    return "\n".join([f"── {r.entry.id} {r.status}: {r.entry.headline}",
+                      f"   claim: {' '.join(claim.split())}", *diff, ""])
