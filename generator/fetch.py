@@ -22,8 +22,6 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from filelock import FileLock
-
 from .errors import FetchError
 from .model import DecisionMap, GitPin, NpmPackage
 
@@ -53,13 +51,22 @@ class SourceTree:
     version: str
     files: dict[str, dict]  # path -> {"size", "sha256"}
     _checked: set[str] = field(default_factory=set)
+    _root_real: Path | None = None
+
+    def _real_root(self) -> Path:
+        if self._root_real is None:
+            self._root_real = Path(os.path.realpath(self.root))
+        return self._root_real
 
     def has_file(self, path: str) -> bool:
         return path in self.files
 
     def read(self, path: str) -> bytes:
         """The file's bytes, checked against the digest recorded at fetch time."""
-        data = (self.root / path).read_bytes()
+        try:
+            data = (self.root / path).read_bytes()
+        except OSError:
+            raise CorruptTree(f"cached file {self.root / path} is unreadable") from None
         if path not in self._checked:
             if hashlib.sha256(data).hexdigest() != self.files[path]["sha256"]:
                 raise CorruptTree(f"cached file {self.root / path} does not match its recorded digest")
@@ -69,7 +76,7 @@ class SourceTree:
     def classify(self, path: str) -> str | None:
         """Why ``path`` cannot be cited, or None when it is a regular file inside the tree."""
         full = self.root / path
-        if not full.resolve().is_relative_to(self.root.resolve()):
+        if not Path(os.path.realpath(full)).is_relative_to(self._real_root()):
             return "leaves the source tree (through a symbolic link)"
         if full.is_dir():
             return "is a folder, not a file"
@@ -95,6 +102,8 @@ def fetch_tree(decision_map: DecisionMap, version: str, *, quiet: bool = False) 
         final.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise FetchError(f"cannot create the cache at {root}: {err.strerror}") from None
+    from filelock import FileLock  # imported here: a warm run never needs it
+
     with FileLock(str(lock_path)):
         tree = _open(final, version)  # another process may have finished while we waited
         if tree is not None:
@@ -156,10 +165,7 @@ def _open(final: Path, version: str) -> SourceTree | None:
         manifest = json.loads((final / MANIFEST).read_text())
         if manifest.get("format") != FORMAT or manifest.get("version") != version:
             return None
-        files = manifest["files"]
-        for path, meta in files.items():
-            if (final / path).stat().st_size != meta["size"]:
-                return None
+        files = manifest["files"]  # each file's digest is checked when it is first read
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return SourceTree(final, version, files)
@@ -327,6 +333,8 @@ def _record_history(root: Path, key: str, version: str, tree: Path) -> None:
     """Commit ``tree`` as tag ``{key}/v{version}``; best effort, never fails a fetch."""
     try:
         import git
+
+        from filelock import FileLock
 
         with FileLock(str(root / "locks" / "history.lock")):
             path = history_path()

@@ -51,19 +51,22 @@ def _language(suffix: str) -> tree_sitter.Language | None:
     return None
 
 
+# Node kinds only one of the grammars has (a query naming an unknown kind does not compile).
+_ONLY_JAVASCRIPT = {"field_definition"}
+_ONLY_TYPESCRIPT = {"abstract_class_declaration", "interface_declaration", "type_alias_declaration",
+                    "enum_declaration", "internal_module", "module", "function_signature",
+                    "method_signature", "abstract_method_signature", "public_field_definition",
+                    "property_signature"}
+
+
 @lru_cache(maxsize=None)
 def _declaration_query(suffix: str) -> tree_sitter.Query | None:
     language = _language(suffix)
     if language is None:
         return None
-    patterns = []
-    for kind, name_field in _NAME_FIELD.items():
-        try:
-            tree_sitter.Query(language, f"({kind} {name_field}: (_) @name) @decl")
-        except (tree_sitter.QueryError, ValueError, NameError):
-            continue  # this grammar has no such node (JavaScript has no interfaces)
-        patterns.append(f"({kind} {name_field}: (_) @name) @decl")
-    return tree_sitter.Query(language, "\n".join(patterns))
+    skip = _ONLY_TYPESCRIPT if suffix in (".js", ".mjs", ".cjs", ".jsx") else _ONLY_JAVASCRIPT
+    return tree_sitter.Query(language, "\n".join(f"({kind} {name_field}: (_) @name) @decl"
+                                                 for kind, name_field in _NAME_FIELD.items() if kind not in skip))
 
 
 class SourceFile:
@@ -79,7 +82,7 @@ class SourceFile:
         self.suffix = suffix
         language = _language(suffix)
         self.tree = tree_sitter.Parser(language).parse(data) if language else None
-        self._squeezed: tuple[str, list[int], set[int], set[int]] | None = None
+        self._squeezed: tuple | None = None
         self._declarations: dict[str, list[tree_sitter.Node]] | None = None
 
     @property
@@ -88,35 +91,35 @@ class SourceFile:
 
     # -- text without whitespace, for matching that ignores re-indentation and re-wrapping --
 
-    def squeezed(self) -> tuple[str, list[int], set[int], set[int]]:
-        """(text without whitespace, row of each char, chars that start a line, chars that end one)."""
+    def squeezed(self) -> tuple[str, list[int], list[int], dict[int, int], dict[int, int]]:
+        """The text without whitespace, and where each non-blank line starts and ends in it."""
         if self._squeezed is None:
-            parts, rows, starts, ends = [], [], set(), set()
+            parts, rows, starts, ends = [], [], {}, {}
             size = 0
             for row, line in enumerate(self.lines):
-                bare = _WHITESPACE.sub("", line)
+                bare = "".join(line.split())
                 if not bare:
                     continue
-                starts.add(size)
+                starts[size] = row
                 parts.append(bare)
-                rows.extend([row] * len(bare))
+                rows.append(row)
                 size += len(bare)
-                ends.add(size - 1)
-            self._squeezed = ("".join(parts), rows, starts, ends)
+                ends[size - 1] = row
+            self._squeezed = ("".join(parts), rows, sorted(starts), starts, ends)
         return self._squeezed
 
     def find(self, fingerprint: str, within: tuple[int, int] | None = None) -> list[tuple[int, int]]:
         """Rows (first, last; 0-based) of each place whose text, without whitespace, is ``fingerprint``
         and which starts and ends on whole lines."""
-        text, rows, starts, ends = self.squeezed()
+        text, _, _, starts, ends = self.squeezed()
         found = []
         if not fingerprint:
             return found
         position = text.find(fingerprint)
         while position != -1:
-            last = position + len(fingerprint) - 1
-            if position in starts and last in ends:
-                first_row, last_row = rows[position], rows[last]
+            first_row = starts.get(position)
+            last_row = ends.get(position + len(fingerprint) - 1)
+            if first_row is not None and last_row is not None:
                 if within is None or (within[0] <= first_row and last_row <= within[1]):
                     found.append((first_row, last_row))
             position = text.find(fingerprint, position + 1)
@@ -124,19 +127,26 @@ class SourceFile:
 
     # -- declarations --
 
-    def declarations(self) -> dict[str, list[tree_sitter.Node]]:
-        """Every named declaration, by its dotted path (``Class.method``), in source order."""
+    def declarations(self, symbol: str) -> list[tree_sitter.Node]:
+        """The named declarations whose dotted path is ``symbol`` (``Class.method``), in source order."""
         if self._declarations is None:
-            found: dict[str, list[tree_sitter.Node]] = {}
+            # Indexed by the last name only: full paths are computed just for the candidates.
+            by_name: dict[str, list[tree_sitter.Node]] = {}
             query = _declaration_query(self.suffix)
             if query is not None and self.tree is not None:
                 for _, captures in tree_sitter.QueryCursor(query).matches(self.tree.root_node):
                     node = captures["decl"][0]
-                    if _name(node) is None:
-                        continue
-                    found.setdefault(symbol_path(node), []).append(node)
-            self._declarations = found
-        return self._declarations
+                    name = _name(node)
+                    if name is not None:
+                        by_name.setdefault(name, []).append(node)
+            self._declarations = by_name
+        last = symbol.rsplit(".", 1)[-1]
+        return [n for n in self._declarations.get(last, []) if symbol_path(n) == symbol]
+
+    def all_declarations(self) -> list[tree_sitter.Node]:
+        """Every named declaration of the file, in no particular order."""
+        self.declarations("")
+        return [n for nodes in self._declarations.values() for n in nodes]
 
     def enclosing(self, first: int, last: int) -> tree_sitter.Node | None:
         """The innermost named declaration holding rows first..last (0-based), if any."""
@@ -224,6 +234,7 @@ class Anchor:
     occurrence: int  # which of the fingerprint's places inside the anchor this is
     occurrences: int  # how many places inside the anchor hold it
     display: str  # what a reader is shown: the symbol, or the declarations the range touches
+    parts: tuple[str, ...]  # the declarations the range spans when no single one holds it, else ()
     first: int  # the cited rows (0-based)
     last: int
 
@@ -238,24 +249,47 @@ def anchor_for(source: SourceFile, first: int, last: int) -> Anchor:
         trail += 1
     text_first, text_last = first + lead, last - trail
     if text_first > text_last:  # only blank lines cited
-        return Anchor("", 0, first, "", lead, 0, 0, 0, "", first, last)
+        return Anchor("", 0, first, "", lead, 0, 0, 0, "", (), first, last)
     node = source.enclosing(text_first, text_last)
     symbol = symbol_path(node) if node is not None else ""
-    siblings = source.declarations().get(symbol, []) if node is not None else []
+    siblings = source.declarations(symbol) if node is not None else []
     index = next((i for i, n in enumerate(siblings) if n.id == node.id), 0) if node is not None else 0
     scope = (node.start_point[0], node.end_point[0]) if node is not None else None
-    fingerprint = _WHITESPACE.sub("", "".join(source.lines[text_first:text_last + 1]))
+    fingerprint = "".join("".join(source.lines[text_first:text_last + 1]).split())
     places = source.find(fingerprint, scope)
     occurrence = next((i for i, p in enumerate(places) if p == (text_first, text_last)), 0)
-    touched = source.touched(text_first, text_last, node)
-    if node is not None and (len(touched) <= 1 or (node.start_point[0], node.end_point[0]) == (text_first, text_last)):
-        display = symbol
-    elif touched:
-        display = ", ".join(touched[:3]) + (", …" if len(touched) > 3 else "")
-    else:
-        display = symbol
+    parts = _parts(source, text_first, text_last, node)
+    display = ", ".join(parts[:3]) + (", …" if len(parts) > 3 else "") if parts else symbol
     return Anchor(symbol, index, text_first - (scope[0] if scope else 0), fingerprint, lead, trail,
-                  occurrence, len(places), display, first, last)
+                  occurrence, len(places), display, parts, first, last)
+
+
+def describe(source: SourceFile, first: int, last: int) -> str:
+    """What a reader is shown for rows first..last (0-based): the enclosing declaration, or the
+    declarations the range spans; cheaper than a full anchor when nothing needs finding."""
+    while first < last and not source.lines[first].strip():
+        first += 1
+    while last > first and not source.lines[last].strip():
+        last -= 1
+    node = source.enclosing(first, last)
+    parts = _parts(source, first, last, node)
+    if parts:
+        return ", ".join(parts[:3]) + (", …" if len(parts) > 3 else "")
+    return symbol_path(node) if node is not None else ""
+
+
+def _parts(source: SourceFile, first: int, last: int, node: tree_sitter.Node | None) -> tuple[str, ...]:
+    """The declarations rows first..last span when the enclosing one (if any) is not what is cited."""
+    touched = source.touched(first, last, node)
+    if node is not None and (len(touched) <= 1 or (node.start_point[0], node.end_point[0]) == (first, last)):
+        return ()
+    return tuple(touched)
+
+
+def _anchored_at(source: SourceFile, rows: tuple[int, int]) -> tuple[str, tuple[str, ...]]:
+    """The enclosing declaration and spanned declarations of rows (0-based) of ``source``."""
+    node = source.enclosing(*rows)
+    return (symbol_path(node) if node is not None else ""), _parts(source, *rows, node)
 
 
 @dataclass(frozen=True)
@@ -278,8 +312,13 @@ def place(anchor: Anchor, source: SourceFile, target: SourceFile | None) -> Plac
     if everywhere:
         inside = [p for p in everywhere if any(s[0] <= p[0] and p[1] <= s[1] for s in scopes)] if scopes else []
         pool = inside or everywhere
+        # Among several places, the one whose declarations are the anchor's decides.
+        alike = [p for p in pool if _anchored_at(target, p) == (anchor.symbol, anchor.parts)] \
+            if len(pool) > 1 else pool
         if len(pool) == 1:
             chosen = pool[0]
+        elif len(alike) == 1:
+            chosen = alike[0]
         elif len(pool) == anchor.occurrences and pool is inside:
             chosen = pool[anchor.occurrence]
         else:
@@ -291,6 +330,8 @@ def place(anchor: Anchor, source: SourceFile, target: SourceFile | None) -> Plac
         return Placement(status, rows, anchor.display)
     if anchor.symbol and not scopes:
         return Placement("missing", None, anchor.display)
+    if anchor.parts and not any(target.declarations(part) for part in anchor.parts):
+        return Placement("missing", None, anchor.display)  # every declaration the range spans is gone
     return Placement("changed", _best_rows(anchor, source, target, scopes), anchor.display)
 
 
@@ -298,7 +339,7 @@ def _scopes(anchor: Anchor, target: SourceFile) -> list[tuple[int, int]]:
     """Row ranges of the anchor's declaration at the target (the whole file at file level)."""
     if not anchor.symbol:
         return [(0, max(target.line_count - 1, 0))]
-    nodes = target.declarations().get(anchor.symbol, [])
+    nodes = target.declarations(anchor.symbol)
     return [(n.start_point[0], n.end_point[0]) for n in nodes]
 
 
@@ -321,7 +362,7 @@ def _best_rows(anchor: Anchor, source: SourceFile, target: SourceFile,
     old_scope_start = anchor.first + anchor.lead - anchor.offset
     old_scope_end = max(anchor.last, old_scope_start)
     if anchor.symbol:
-        node = source.declarations().get(anchor.symbol, [])
+        node = source.declarations(anchor.symbol)
         if len(node) > anchor.symbol_index:
             old_scope_end = node[anchor.symbol_index].end_point[0]
     else:

@@ -11,7 +11,7 @@ from typing import Callable
 from .errors import InputError, Problem
 from .fetch import CorruptTree, SourceTree, fetch_tree, refetch
 from .model import Citation, DecisionMap, Entry
-from .resolve import SourceFile, anchor_for, place, to_line
+from .resolve import Placement, SourceFile, anchor_for, describe, place, to_line
 
 STATUSES = ("ok", "moved", "changed", "missing", "ambiguous")
 
@@ -100,8 +100,12 @@ def verify_map(decision_map: DecisionMap, target: str | None = None, trees: Tree
             checked_at = cite.version or decision_map.version
             source = trees.file(checked_at, cite.file)
             assert source is not None  # check_citations made sure
-            anchor = anchor_for(source, cite.start - 1, cite.end - 1)
-            placement = place(anchor, source, trees.file(target, cite.file))
+            if target == checked_at:  # the very code it was checked against: ok by definition
+                placement = Placement("ok", (cite.start - 1, cite.end - 1),
+                                      describe(source, cite.start - 1, cite.end - 1))
+            else:
+                anchor = anchor_for(source, cite.start - 1, cite.end - 1)
+                placement = place(anchor, source, trees.file(target, cite.file))
             resolved = (to_line(placement.rows[0]), to_line(placement.rows[1])) if placement.rows else None
             results.append(Resolution(decision_map.name, entry, cite, placement.status,
                                       (cite.start, cite.end), resolved, placement.symbol, checked_at, target))

@@ -1,0 +1,187 @@
+"""`make bench`: speed as ratios against floors measured in the same run (medians of repeats).
+
+1. verify (warm cache, the real map) against the floor: start Python, import tree-sitter and
+   parse exactly the cited files once.
+2. scaling: 10 … 10,000 citations generated over pi 1.4.0, verified against 1.6.0.
+3. the site build against a plain MkDocs build of the same generated Markdown.
+4. fetch: cold (empty cache) against `npm pack` of the same packages by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))
+sys.path.insert(0, str(ROOT))
+
+
+def timed(command: list[str], repeats: int = REPEATS, env: dict | None = None, setup=None) -> float:
+    """Median wall time of a whole command, in seconds."""
+    times = []
+    for _ in range(repeats):
+        if setup:
+            setup()
+        start = time.perf_counter()
+        subprocess.run(command, cwd=ROOT, env={**os.environ, **(env or {})}, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def cited_files() -> list[Path]:
+    from generator.load import load_maps
+    from generator.verify import Trees
+
+    decision_map = load_maps(ROOT / "decisions")[0]
+    tree = Trees(decision_map, quiet=True).tree(decision_map.version)
+    return sorted({tree.root / c.file for e in decision_map.entries for c in e.cites})
+
+
+FLOOR = """
+import sys, tree_sitter, tree_sitter_typescript
+language = tree_sitter.Language(tree_sitter_typescript.language_typescript())
+parser = tree_sitter.Parser(language)
+for path in open(sys.argv[1]).read().split():
+    parser.parse(open(path, "rb").read())
+"""
+
+
+def bench_verify(rows: list) -> None:
+    files = cited_files()
+    with tempfile.TemporaryDirectory() as scratch:
+        listing = Path(scratch) / "files.txt"
+        listing.write_text("\n".join(str(f) for f in files))
+        floor_script = Path(scratch) / "floor.py"
+        floor_script.write_text(FLOOR)
+        timed([PY, "-m", "generator", "verify", "--quiet"], repeats=1)  # warm the cache
+        floor = timed([PY, str(floor_script), str(listing)])
+        verify = timed([PY, "-m", "generator", "verify", "--quiet"])
+    rows.append(("verify, real map, warm (whole process)", f"{verify * 1000:.0f} ms",
+                 f"floor {floor * 1000:.0f} ms ({len(files)} files parsed)", f"{verify / floor:.2f}×", "≤ 1.5×"))
+
+
+def generated_map(folder: Path, count: int, seed: int = 7) -> None:
+    """A map of ``count`` citations of real declarations of pi 1.4.0, spread over its files."""
+    from generator.load import load_maps
+    from generator.resolve import SourceFile
+    from generator.verify import Trees
+
+    real = load_maps(ROOT / "decisions")[0]
+    tree = Trees(real, quiet=True).tree(real.version)
+    candidates = []
+    for path in sorted(tree.files):
+        if not path.endswith(".ts") or "/src/" not in path:
+            continue
+        source = SourceFile(path, tree.read(path))
+        for node in source.all_declarations():
+                candidates.append((path, node.start_point[0] + 1, min(node.end_point[0] + 1, node.start_point[0] + 40)))
+    random.Random(seed).shuffle(candidates)
+    chosen = [candidates[i % len(candidates)] for i in range(count)]
+    shutil.copy(real.path, folder / "map.yaml")
+    per_entry = 100
+    for number, start in enumerate(range(0, count, per_entry), 1):
+        lines = [f"id: A{number}", "question: Generated for the benchmark?", "decided_by: code",
+                 "answer: Generated.", "cites:"]
+        for path, first, last in chosen[start:start + per_entry]:
+            lines += [f"  - file: {path}", f"    lines: {first}-{last}"]
+        (folder / f"A{number}.yaml").write_text("\n".join(lines) + "\n")
+
+
+def bench_scaling(rows: list) -> None:
+    previous = None
+    for count in (10, 100, 1000, 10000):
+        with tempfile.TemporaryDirectory() as scratch:
+            folder = Path(scratch) / "bench"
+            folder.mkdir()
+            generated_map(folder, count)
+            command = [PY, "-m", "generator", "verify", "--quiet", "--decisions", str(folder),
+                       "--target", "1.6.0", "--format", "json"]
+            subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            times = []
+            for _ in range(max(1, REPEATS // 2)):
+                start = time.perf_counter()
+                subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                times.append(time.perf_counter() - start)
+            median = statistics.median(times)
+        per = median / count * 1000
+        trend = "" if previous is None else f"{per / previous:.2f}× the previous per-citation time"
+        rows.append((f"scaling: {count:,} citations, 1.4.0 → 1.6.0", f"{median * 1000:.0f} ms",
+                     f"{per:.3f} ms per citation", trend, "10,000 in < 5 s" if count == 10000 else ""))
+        previous = per
+
+
+def bench_site(rows: list) -> None:
+    if not (ROOT / "mkdocs.yml").exists():
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch)
+        subprocess.run([PY, "-m", "generator", "render", "--out", str(out / "docs")], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for page in (ROOT / "site_src").rglob("*"):
+            target = out / "docs" / page.relative_to(ROOT / "site_src")
+            if page.is_file() and not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(page, target)
+        plain = (ROOT / "mkdocs.yml").read_text()
+        plain = "\n".join(ln for ln in plain.splitlines() if "decision-map" not in ln)
+        plain = plain.replace("docs_dir: site_src", f"docs_dir: {out / 'docs'}")
+        (out / "mkdocs.yml").write_text(plain)
+        full = timed([PY, "-m", "mkdocs", "build", "--quiet", "--site-dir", str(out / "site1")])
+        bare = timed([PY, "-m", "mkdocs", "build", "--quiet", "-f", str(out / "mkdocs.yml"),
+                      "--site-dir", str(out / "site2")])
+    rows.append(("site build (mkdocs build, warm)", f"{full * 1000:.0f} ms",
+                 f"plain build of the same Markdown {bare * 1000:.0f} ms", f"+{(full / bare - 1) * 100:.0f}%", "≤ +30%"))
+
+
+def bench_fetch(rows: list) -> None:
+    from generator.load import load_maps
+
+    decision_map = load_maps(ROOT / "decisions")[0]
+    specs = [f"{p.package}@{decision_map.version}" for p in decision_map.source.npm]
+    with tempfile.TemporaryDirectory() as scratch:
+        cache = Path(scratch) / "cache"
+        packs = Path(scratch) / "packs"
+        packs.mkdir()
+        npm_cache = Path(scratch) / "npm-cache"  # an empty npm cache too: both start cold
+        env = {"DECISION_MAP_CACHE": str(cache), "npm_config_cache": str(npm_cache)}
+
+        def clear() -> None:
+            shutil.rmtree(cache, ignore_errors=True)
+            shutil.rmtree(npm_cache, ignore_errors=True)
+
+        repeats = max(1, REPEATS // 2)
+        cold = timed([PY, "-m", "generator", "verify", "--quiet"], repeats=repeats, env=env, setup=clear)
+        by_hand = timed(["npm", "pack", "--silent", "--pack-destination", str(packs), *specs], repeats=repeats,
+                        env=env, setup=clear)
+        warm = timed([PY, "-m", "generator", "verify", "--quiet"], env={**env, "npm_config_registry": "http://127.0.0.1:9"})
+    rows.append(("fetch, cold (empty caches), then verify", f"{cold * 1000:.0f} ms",
+                 f"npm pack by hand {by_hand * 1000:.0f} ms", f"{cold / by_hand:.2f}×", ""))
+    rows.append(("verify, warm, registry unreachable", f"{warm * 1000:.0f} ms", "no network used", "", ""))
+
+
+def main() -> None:
+    rows: list[tuple] = []
+    for stage in (bench_verify, bench_scaling, bench_site, bench_fetch):
+        print(f"running {stage.__name__} …", file=sys.stderr, flush=True)
+        stage(rows)
+    header = ("measure", "median", "against", "ratio", "target")
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(5)]
+    print(f"\n{os.cpu_count()} cores; Python {sys.version.split()[0]}; {REPEATS} repeats, medians\n")
+    print("| " + " | ".join(h.ljust(widths[i]) for i, h in enumerate(header)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for row in rows:
+        print("| " + " | ".join(str(c).ljust(widths[i]) for i, c in enumerate(row)) + " |")
+
+
+if __name__ == "__main__":
+    main()

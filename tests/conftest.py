@@ -1,0 +1,174 @@
+"""Small fixtures built inline: TypeScript sources, a decisions/ folder, a local git repository
+with one tagged commit per version, and a runner for ``python -m generator``.
+
+Every test gets its own cache folder (DECISION_MAP_CACHE), so no test touches the user cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import git
+import pytest
+
+from generator.resolve import SourceFile, anchor_for, place
+
+ROOT = Path(__file__).resolve().parent.parent
+ACTOR = git.Actor("test", "test@localhost")
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh source-tree cache for each test; subprocesses inherit it through the environment."""
+    folder = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(folder))
+    return folder
+
+
+# --- resolving text directly ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a citation resolved to: a status and a 1-based inclusive range (or None)."""
+
+    status: str
+    lines: tuple[int, int] | None
+    symbol: str
+
+
+def resolve_text(old: str, new: str | None, lines: tuple[int, int], path: str = "src/example.ts") -> Outcome:
+    """Resolve ``lines`` (1-based, inclusive) of ``old`` in ``new`` (None: the file is gone)."""
+    source = SourceFile(path, old.encode())
+    target = SourceFile(path, new.encode()) if new is not None else None
+    anchor = anchor_for(source, lines[0] - 1, lines[1] - 1)
+    placement = place(anchor, source, target)
+    rows = placement.rows
+    return Outcome(placement.status, (rows[0] + 1, rows[1] + 1) if rows else None, placement.symbol)
+
+
+def text_lines(text: str, lines: tuple[int, int]) -> str:
+    """Lines first..last (1-based, inclusive) of ``text``, joined with newlines."""
+    return "\n".join(text.split("\n")[lines[0] - 1:lines[1]])
+
+
+# --- a decisions folder over a local git repository ----------------------------------------------
+
+
+def entry_yaml(entry_id: str, cites: list[tuple[str, str | int]] | str, **extra: str) -> str:
+    """A minimal decision entry; ``cites`` is a list of (file, lines) or ready YAML for the list."""
+    if isinstance(cites, str):
+        cite_text = cites
+    else:
+        cite_text = "".join(f"  - file: {file}\n    lines: {lines}\n" for file, lines in cites)
+    fields = "".join(f"{key}: {value}\n" for key, value in extra.items())
+    return (f"id: {entry_id}\nquestion: Who decides {entry_id}?\ndecided_by: code\n"
+            f"answer: Plain code.\n{fields}cites:\n{cite_text}")
+
+
+@dataclass
+class Project:
+    """A decisions/ folder (one map, ``demo``) pinned to a git repository reached by file://."""
+
+    root: Path
+    decisions: Path  # the decisions/ folder
+    folder: Path  # decisions/demo
+    upstream: Path  # the git repository's working tree
+    url: str
+    commits: dict[str, str] = field(default_factory=dict)  # version -> commit hash
+
+    @property
+    def map_yaml(self) -> Path:
+        return self.folder / "map.yaml"
+
+    def entry(self, entry_id: str) -> Path:
+        return self.folder / f"{entry_id}.yaml"
+
+    def write_entry(self, entry_id: str, text: str) -> Path:
+        path = self.entry(entry_id)
+        path.write_text(text)
+        return path
+
+    def write_map(self, version: str = "1", commit: str | None = None, ref: str = "v{version}") -> None:
+        pin = f"    commit: {commit}\n" if commit else ""
+        self.map_yaml.write_text(f"title: Demo map\nrepo: https://example.org/demo\nversion: \"{version}\"\n"
+                                 f"source:\n  git:\n    url: {self.url}\n    ref: \"{ref}\"\n{pin}")
+
+
+def make_project(root: Path, versions: dict[str, dict[str, str]], entries: dict[str, str] | None = None,
+                 pin: str | None = None) -> Project:
+    """Build ``root``/upstream (a git repository with tag ``v{version}`` on one commit per version,
+    each holding exactly the given files) and ``root``/decisions/demo pinned to the first version."""
+    upstream = root / "upstream"
+    repo = git.Repo.init(upstream)
+    commits = {}
+    for version, files in versions.items():
+        for old in [p for p in upstream.rglob("*") if p.is_file() and ".git" not in p.parts]:
+            old.unlink()
+        for name, text in files.items():
+            path = upstream / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        repo.git.add("--all")
+        commit = repo.index.commit(f"version {version}", author=ACTOR, committer=ACTOR)
+        repo.create_tag(f"v{version}", ref=commit)
+        commits[version] = commit.hexsha
+    folder = root / "decisions" / "demo"
+    folder.mkdir(parents=True)
+    project = Project(root, root / "decisions", folder, upstream, upstream.as_uri(), commits)
+    project.write_map(pin or next(iter(versions)))
+    for entry_id, text in (entries or {}).items():
+        project.write_entry(entry_id, text)
+    return project
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> dict:
+        return json.loads(self.stdout)
+
+    @property
+    def errors(self) -> list[str]:
+        """The lines of stderr, without progress lines."""
+        return [ln for ln in self.stderr.splitlines() if ln.strip() and not ln.startswith("fetching ")]
+
+
+def run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> Run:
+    """Run ``python -m generator`` in a subprocess (the environment is the test's, plus ``env``)."""
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    done = subprocess.run([sys.executable, "-m", "generator", *map(str, args)], cwd=cwd or ROOT,
+                          capture_output=True, text=True, env=environment, timeout=600)
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def run_main(capsys: pytest.CaptureFixture, *args: str | Path) -> Run:
+    """Run the command line in this process (faster than a subprocess; same code path)."""
+    from generator.cli import main
+
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return Run(code, out, err)
+
+
+def assert_clean_failure(run: Run, *words: str) -> str:
+    """Exit 2, exactly one error line holding ``words``, and no traceback; returns that line."""
+    assert run.code == 2, (run.stdout, run.stderr)
+    assert "Traceback" not in run.stderr
+    assert len(run.errors) == 1, run.stderr
+    line = run.errors[0]
+    assert line.startswith("error: ")
+    for word in words:
+        assert word in line, line
+    return line
