@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: site serve test verify bench setup clean
+.PHONY: site serve test verify verify-latest bench setup clean
 
 setup: $(STAMP)
 
@@ -21,8 +21,13 @@ site: $(STAMP)  ## fetch the pinned pi, verify every citation, build the site in
 serve: $(STAMP)  ## preview with live reload (rebuilds when a YAML file changes)
 	$(VENV)/bin/mkdocs serve
 
+VERIFY_FORMAT ?= text
+
 verify: $(STAMP)  ## every citation must be ok at the pinned version
-	$(PY) -m generator verify
+	$(PY) -m generator verify --format $(VERIFY_FORMAT)
+
+verify-latest: $(STAMP)  ## would the newest pi release drift? (the scheduled CI job)
+	$(PY) -m generator verify --format $(VERIFY_FORMAT) --target "$$(npm view @earendil-works/pi-coding-agent version)"
 
 test: $(STAMP)  ## every test: unit, real pi from the registry, real mkdocs build, real browser
 	$(PY) -m pytest

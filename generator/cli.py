@@ -95,6 +95,20 @@ def _parser() -> argparse.ArgumentParser:
     accept.add_argument("--quiet", action="store_true", help="no progress display")
     accept.set_defaults(run=_accept)
 
+    new = commands.add_parser(
+        "new", help="start a new entry from a citation (FILE:LINE cites the whole declaration there)",
+        description="Write decisions/<map>/<ID>.yaml with the citation filled in and its symbol named. "
+                    "FILE:LINE cites the whole enclosing declaration; FILE:A-B cites exactly those lines. "
+                    "The question, who decides and the answer are left as TODO, which verify refuses.",
+        epilog="example: python -m generator new packages/coding-agent/src/core/tools/bash.ts:42 --id E19")
+    new.add_argument("position", metavar="FILE:LINE[-LINE]")
+    new.add_argument("--map", help="the map's folder name (default: the first map)")
+    new.add_argument("--id", help="the new entry's ID (default: the next free ID in the guessed group)")
+    new.add_argument("--group", help="the group letter to take the next free ID from")
+    new.add_argument("--decisions", type=Path, default=Path("decisions"), metavar="DIR",
+                     help="folder of maps (default: decisions)")
+    new.set_defaults(run=_new)
+
     schema = commands.add_parser(
         "schema", help="write the JSON Schemas of the YAML files (for editors) into schema/",
         description="Write schema/entry.schema.json, map.schema.json and overlay.schema.json, generated "
@@ -255,4 +269,13 @@ def _schema(args: argparse.Namespace) -> int:
         path = args.out / f"{name}.schema.json"
         path.write_text(json.dumps(schema.json_schema(spec, title), indent=2, sort_keys=True) + "\n")
         print(f"wrote {path}")
+    return 0
+
+
+def _new(args: argparse.Namespace) -> int:
+    from .scaffold import new_entry
+
+    path, entry_id, symbol = new_entry(args.decisions, args.position, args.map, args.id, args.group)
+    print(f"wrote {path}: {entry_id} cites {symbol}; fill in question, decided_by and answer, then "
+          "run `make verify`")
     return 0

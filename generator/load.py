@@ -18,6 +18,7 @@ from .errors import InputError, Problem
 from .model import (Citation, DecisionMap, Entry, Failure, GitPin, Group, NpmPackage, Overlay,
                     OverlayChange, Review, Section, Side, Source, Span, Upstream)
 
+PLACEHOLDER = "TODO"  # what `new` writes where a person must write; never valid
 MAX_FILE_BYTES = 256 * 1024  # an entry is a few hundred bytes; anything huge is a mistake
 MAX_DEPTH = 12  # the deepest legitimate nesting is about five levels
 # C0 controls (but tab and newline), DEL, and the bidirectional overrides that can disguise text
@@ -376,6 +377,9 @@ class _Checker:
             self.fail(node, f"{name} must be text, not {node.value!r}")
             return None
         text = node.value
+        if text.strip().startswith(PLACEHOLDER):
+            self.fail(node, f"{name} is still the placeholder {text.strip()[:40]!r}; write it (see decisions/FORMAT.md)")
+            return None
         if isinstance(spec, schema.Choice):
             if text not in spec.options:
                 self.fail(node, f"{name} must be one of {', '.join(spec.options)}, not {text!r}")

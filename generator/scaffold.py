@@ -1,0 +1,96 @@
+"""`new`: start an entry from a citation, with the symbol named and the rest left to a person."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from .errors import UsageError
+from .load import PLACEHOLDER, find_map_folders, load_maps
+from .model import DecisionMap
+from .resolve import symbol_path, to_line
+from .rewrite import format_lines, write_atomically
+from .verify import Trees
+
+
+def parse_position(text: str) -> tuple[str, int, int | None]:
+    """``FILE:LINE`` or ``FILE:A-B`` → (file, first, last or None)."""
+    match = re.fullmatch(r"(.+?):([0-9]+)(?:-([0-9]+))?", text)
+    if not match:
+        raise UsageError(f"{text!r}: give FILE:LINE or FILE:A-B, e.g. "
+                         "packages/coding-agent/src/core/agent-session.ts:658")
+    first = int(match.group(2))
+    last = int(match.group(3)) if match.group(3) else None
+    if first < 1 or (last is not None and last < first):
+        raise UsageError(f"{text!r}: lines count from 1, and a range goes from low to high")
+    return match.group(1), first, last
+
+
+def new_entry(decisions: Path, position: str, map_name: str | None, entry_id: str | None,
+              group: str | None) -> tuple[Path, str, str]:
+    """Write a new entry file; returns (path, ID, cited symbol)."""
+    file, first, last = parse_position(position)
+    folders = find_map_folders(decisions)
+    folder = next((f for f in folders if f.name == map_name), None) if map_name else folders[0]
+    if folder is None:
+        raise UsageError(f"no map named {map_name!r} under {decisions}")
+    decision_map = next(m for m in load_maps(decisions) if m.folder == folder)
+    tree_source = Trees(decision_map)
+    why = tree_source.tree(decision_map.version).classify(file)
+    if why:
+        raise UsageError(f"{file} {why}")
+    source = tree_source.file(decision_map.version, file)
+    if first > source.line_count or (last or first) > source.line_count:
+        raise UsageError(f"{file} has {source.line_count} lines at {decision_map.version}; "
+                         f"{format_lines(first, last or first)} does not exist there")
+    if last is None:  # one line: cite the whole declaration around it
+        node = source.enclosing(first - 1, first - 1)
+        if node is None:
+            last = first
+        else:
+            first, last = to_line(node.start_point[0]), to_line(node.end_point[0])
+    node = source.enclosing(first - 1, last - 1)
+    symbol = symbol_path(node) if node is not None else "(top level)"
+    entry_id = entry_id or next_id(decision_map, group or guess_group(decision_map, file))
+    if not re.fullmatch(r"[A-Z][0-9]{1,4}", entry_id):
+        raise UsageError(f"{entry_id!r} is not an ID: a capital letter and a number, e.g. D12")
+    if decision_map.entry(entry_id) or (folder / f"{entry_id}.yaml").exists():
+        raise UsageError(f"{entry_id} exists already; choose another --id")
+    path = folder / f"{entry_id}.yaml"
+    write_atomically(path, ENTRY_TEMPLATE.format(id=entry_id, file=file, lines=format_lines(first, last),
+                                                 symbol=symbol, todo=PLACEHOLDER))
+    return path, entry_id, symbol
+
+
+def guess_group(decision_map: DecisionMap, file: str) -> str:
+    """The group whose entries cite this file most; otherwise the group of most entries."""
+    same_file = Counter(e.group for e in decision_map.decisions for c in e.cites if c.file == file)
+    everyone = Counter(e.group for e in decision_map.decisions)
+    best = (same_file or everyone).most_common(1)
+    if not best:
+        raise UsageError("the map has no entries yet: give --id")
+    return best[0][0]
+
+
+def next_id(decision_map: DecisionMap, group: str) -> str:
+    used = {e.number for e in decision_map.entries if e.group == group}
+    return f"{group}{max(used, default=0) + 1}"
+
+
+ENTRY_TEMPLATE = """\
+# yaml-language-server: $schema=../../schema/entry.schema.json
+id: {id}
+kind: decision
+# The judgment, as a user would ask it: "How long may a shell command run before it is killed?"
+question: {todo}
+# code (plain code decides), model (the AI model's output decides) or person
+decided_by: {todo}
+# A few plain sentences, each true of the cited code at the pinned version.
+answer: >-
+  {todo}
+cites:
+  - file: {file}
+    lines: {lines}
+    # {symbol}
+"""
