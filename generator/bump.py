@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .errors import UsageError
 from .model import DecisionMap, Entry
-from .rewrite import Edit, apply_edits, format_lines, write_atomically
+from .rewrite import Edit, apply_edits, format_lines
 from .verify import Resolution, Trees, verify_map
 
 
@@ -52,10 +52,9 @@ def bump_map(decision_map: DecisionMap, version: str, today: str | None = None,
     edition = decision_map.folder / "editions" / f"{decision_map.version}-to-{version}.yaml"
     edition_text = _edition_yaml(decision_map, version, results, today or date.today().isoformat())
     pin_text = _repinned(decision_map, version)
-    apply_edits([e for e in edits if e.lines is not None or e.version is not None])
     edition.parent.mkdir(exist_ok=True)
-    write_atomically(edition, edition_text)
-    write_atomically(decision_map.path, pin_text)  # last: until here a rerun starts from the old pin
+    apply_edits([e for e in edits if e.lines is not None or e.version is not None],
+                also={edition: edition_text, decision_map.path: pin_text})
     return BumpReport(decision_map, results, edition, trees)
 
 

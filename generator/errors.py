@@ -49,3 +49,15 @@ def _display(path: Path) -> str:
         return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
+
+
+class DriftError(InputError):
+    """Citations that are not ``ok`` at the pinned version; the site is not built from them."""
+
+    def __init__(self, problems: list[Problem], version: str):
+        super().__init__(problems)
+        self.version = version
+
+
+class SiteError(DecisionMapError):
+    """MkDocs could not build the site (its own message says why)."""

@@ -126,16 +126,13 @@ def _load_entry(path: Path, problems: list[Problem]) -> Entry | None:
         return None
     values, lines = loaded
     if path.stem != values["id"]:
-        problems.append(Problem(path, lines.get(("id",), 1), f"the entry's id is {values['id']} but its file "
-                                f"is named {path.name}; name the file {values['id']}.yaml"))
+        taken = path.with_name(f"{values['id']}.yaml")
+        message = (f"duplicate ID {values['id']}: {taken.name} has it too; give this entry a free ID and "
+                   "name its file after it") if taken.is_file() else (
+            f"the entry's id is {values['id']} but its file is named {path.name}; name the file {values['id']}.yaml")
+        problems.append(Problem(path, lines.get(("id",), 1), message))
         return None
-    cites = []
-    for index, raw in enumerate(values["cites"]):
-        cite = _citation(path, raw, lines[("cites", index)], problems)
-        if cite:
-            cites.append(cite)
-    if len(cites) != len(values["cites"]):
-        return None
+    cites = [_citation(path, raw, lines[("cites", index)]) for index, raw in enumerate(values["cites"])]
     up = values.get("upstream")
     rev = values.get("reviewed")
     return Entry(
@@ -150,16 +147,10 @@ def _load_entry(path: Path, problems: list[Problem]) -> Entry | None:
         path=path, line=1)
 
 
-def _citation(path: Path, raw: dict, line: int, problems: list[Problem]) -> Citation | None:
+def _citation(path: Path, raw: dict, line: int) -> Citation:
     node = raw["__node__"]
     start, end = raw["lines"]
-    file = raw["file"]
-    where = raw["__lines__"]
-    pure = PurePosixPath(file)
-    if file.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", file) or ".." in pure.parts or "\\" in file:
-        problems.append(Problem(path, where.get("file", line), f"cited path '{file}' leaves the source tree; "
-                                "give a path relative to the repository root, without '..'"))
-        return None
+    pure = PurePosixPath(raw["file"])
     lines_node = next(v for k, v in node.value if k.value == "lines")
     block = node.flow_style is False or not node.flow_style
     return Citation(file=str(pure), start=start, end=end, version=raw.get("version"),
@@ -356,6 +347,10 @@ class _Checker:
             if len(present) != 1:
                 self.fail(node, f"{name} must have exactly one of: {', '.join(keys)}")
                 ok = False
+        if spec is schema.CITATION and isinstance(out.get("file"), str) and _leaves_tree(out["file"]):
+            self.problems.append(Problem(self.path, key_lines["file"], f"cited path '{out['file']}' leaves the "
+                                         "source tree; give a path relative to the repository root, without '..'"))
+            ok = False
         if self.keep_nodes:
             out["__node__"] = node
             out["__lines__"] = key_lines
@@ -426,6 +421,13 @@ class _Checker:
             self.fail(node, f"{name} {node.value!r} is reversed; write {end}-{start}")
             return None
         return start, end
+
+
+def _leaves_tree(file: str) -> bool:
+    """True for a cited path that is absolute or climbs out with '..' (symbolic links are checked
+    against the fetched tree, which alone knows them)."""
+    return (file.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", file) is not None
+            or ".." in PurePosixPath(file).parts or "\\" in file)
 
 
 def _construct(node: yaml.ScalarNode) -> Any:

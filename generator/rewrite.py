@@ -24,8 +24,11 @@ def format_lines(first: int, last: int) -> str:
     return str(first) if first == last else f"{first}-{last}"
 
 
-def apply_edits(edits: list[Edit]) -> list[Path]:
-    """Apply edits grouped by file; returns the files rewritten."""
+def apply_edits(edits: list[Edit], also: dict[Path, str] | None = None) -> list[Path]:
+    """Apply edits grouped by file, and write ``also`` (whole files); returns the files rewritten.
+
+    Every new text is written to a temporary file first; only when all are on disk are they
+    renamed over the originals, so a failure while writing changes nothing."""
     by_file: dict[Path, list[Edit]] = {}
     for edit in edits:
         by_file.setdefault(edit.citation.path, []).append(edit)
@@ -37,8 +40,8 @@ def apply_edits(edits: list[Edit]) -> list[Path]:
         updated = _edit_text(text, file_edits)
         if updated != text:
             prepared.append((path, ("\ufeff" if bom else "") + updated))
-    for path, text in prepared:
-        write_atomically(path, text)
+    prepared += list((also or {}).items())
+    write_all_atomically(dict(prepared))
     return [p for p, _ in prepared]
 
 
@@ -80,18 +83,28 @@ def _version_change(text: str, cite: Citation, version: str) -> tuple[int, int, 
 
 def write_atomically(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` so that a reader sees the old file or the new, never half."""
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    write_all_atomically({path: text})
+
+
+def write_all_atomically(texts: dict[Path, str]) -> None:
+    """Write every file to a temporary beside it, then rename them all into place."""
+    temporaries: list[tuple[str, Path]] = []
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
+        for path, text in texts.items():
+            mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
+            fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            temporaries.append((temporary, path))
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(temporary, mode)
     except BaseException:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
+        for temporary, _ in temporaries:
+            try:
+                os.unlink(temporary)
+            except FileNotFoundError:
+                pass
         raise
+    for temporary, path in temporaries:  # renames only: nothing left that can fail half-way
+        os.replace(temporary, path)

@@ -435,7 +435,8 @@ def test_method_renamed_with_its_body_unchanged_is_found() -> None:
     old = "class A {\n\tfirst() {\n\t\treturn compute(1);\n\t}\n}\n"
     new = old.replace("first()", "second()")
     # The cited body still stands, alone, in the file: only the anchor's name went.
-    assert resolve_text(old, new, (3, 3)) == ("moved", (3, 3), "A.first")
+    assert resolve_text(old, new, (3, 3)) == ("ok", (3, 3), "A.first")
+    assert resolve_text(old, "\n" + new, (3, 3)) == ("moved", (4, 4), "A.first")
     # Citing the whole method includes the old name: that code is gone.
     assert resolve_text(old, new, (2, 4)) == ("missing", None, "A.first")
 
@@ -461,7 +462,7 @@ def test_tsx_and_javascript_files(path: str) -> None:
     old = f"export function Label(props) {{\n{body}}}\n\nexport function Other() {{}}\n"
     assert resolve_text(old, old, (1, 3), path) == ("ok", (1, 3), "Label")
     assert resolve_text(old, "\n\n" + old, (2, 2), path) == ("moved", (4, 4), "Label")
-    assert resolve_text(old, old.replace("Label(props)", "Caption(props)"), (2, 2), path).status == "moved"
+    assert resolve_text(old, "\n" + old.replace("Label(props)", "Caption(props)"), (2, 2), path).status == "moved"
     assert resolve_text(old, old.replace("label", "text"), (2, 2), path) == ("changed", (2, 2), "Label")
 
 

@@ -1,0 +1,389 @@
+"""Fetching pinned trees: the git route against local repositories, the npm route against a fake
+npm (DECISION_MAP_NPM) for every failure the registry can produce, and the cache."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import git
+import pytest
+
+from conftest import ACTOR, assert_clean_failure, entry_yaml, make_project, run_cli, run_main
+from generator.fetch import MANIFEST, cache_root, fetch_tree, history_path
+from generator.load import load_maps
+
+SOURCE = "export function hello(name: string): string {\n\treturn `hello ${name}`;\n}\n"
+
+
+def two_versions(tmp_path: Path):
+    return make_project(tmp_path, {"1": {"src/a.ts": SOURCE, "README.md": "one\n"},
+                                   "2": {"src/a.ts": "// two\n" + SOURCE}},
+                        {"D1": entry_yaml("D1", [("src/a.ts", "1-3")])})
+
+
+# --- git -------------------------------------------------------------------------------------------
+
+
+def test_git_route_two_tagged_versions(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    one, two = fetch_tree(demo, "1", quiet=True), fetch_tree(demo, "2", quiet=True)
+    assert sorted(one.files) == ["README.md", "src/a.ts"]
+    assert sorted(two.files) == ["src/a.ts"]  # each version is exactly its commit's tree
+    assert one.read("src/a.ts") == SOURCE.encode()
+    assert two.read("src/a.ts") == ("// two\n" + SOURCE).encode()
+    assert not (one.root / ".git").exists()
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--target", "2", "--format", "json")
+    assert run.code == 1
+    assert run.json()["citations"][0]["resolved"] == [2, 4]
+
+
+def test_git_route_at_a_commit(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    project = two_versions(tmp_path)
+    project.write_map("1", ref=project.commits["2"])  # a commit hash cannot be cloned shallowly by name
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--format", "json", "--quiet")
+    assert run.json()["citations"][0]["status"] == "moved"
+
+
+def test_git_ref_that_does_not_exist(tmp_path: Path) -> None:
+    project = two_versions(tmp_path)
+    run = run_cli("verify", "--decisions", project.decisions, "--target", "9", "--quiet")
+    assert_clean_failure(run, project.url, "has no ref v9")
+    assert run.stdout == ""
+    assert not list((cache_root() / "trees").glob("*/9")), "nothing half-written is left"
+    assert not list((cache_root() / "trees").glob("*/.tmp-*"))
+
+
+def test_git_pin_commit_that_matches(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    project = two_versions(tmp_path)
+    project.write_map("1", commit=project.commits["1"][:12])
+    assert run_main(capsys, "verify", "--decisions", project.decisions, "--quiet").code == 0
+
+
+def test_git_tag_moved_away_from_the_pinned_commit(tmp_path: Path) -> None:
+    project = two_versions(tmp_path)
+    project.write_map("1", commit=project.commits["1"])
+    repo = git.Repo(project.upstream)
+    (project.upstream / "src" / "a.ts").write_text(SOURCE.replace("hello", "bye"))
+    moved = repo.index.commit("rewrite", author=ACTOR, committer=ACTOR)
+    repo.create_tag("v1", ref=moved, force=True)
+    run = run_cli("verify", "--decisions", project.decisions)
+    line = assert_clean_failure(run, f"is commit {moved.hexsha[:12]}", f"the pin records "
+                                f"{project.commits['1'][:12]}", "the ref was moved")
+    assert line.startswith(f"error: {project.url} at v1 ")
+
+
+def test_git_repository_that_cannot_be_reached(tmp_path: Path) -> None:
+    project = two_versions(tmp_path)
+    project.url = (tmp_path / "no-such-repo").as_uri()
+    project.write_map("1")
+    assert_clean_failure(run_cli("verify", "--decisions", project.decisions, "--quiet"),
+                         "cannot reach the git repository", project.url)
+
+
+# --- the cache ------------------------------------------------------------------------------------
+
+
+def test_cache_is_reused_without_the_source(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    project = two_versions(tmp_path)
+    assert run_main(capsys, "verify", "--decisions", project.decisions, "--target", "2").code == 1
+    trees = list((cache_root() / "trees").glob("*/*"))
+    assert sorted(t.name for t in trees) == ["1", "2"]
+    # The repository goes away (no network): both versions still verify from the cache.
+    import shutil
+
+    shutil.rmtree(project.upstream)
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--target", "2", "--format", "json")
+    assert run.code == 1 and run.json()["citations"][0]["status"] == "moved"
+    assert "fetching" not in run.stderr
+
+
+def test_cache_history_holds_each_version_as_a_tag(tmp_path: Path) -> None:
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    fetch_tree(demo, "1", quiet=True)
+    fetch_tree(demo, "2", quiet=True)
+    history = git.Repo(history_path())
+    tags = sorted(t.name for t in history.tags)
+    assert [t.rsplit("/", 1)[1] for t in tags] == ["v1", "v2"]
+    diff = history.git.diff(tags[0], tags[1], "--", "src/a.ts")
+    assert "+// two" in diff
+    assert MANIFEST not in history.git.ls_tree("-r", "--name-only", tags[0])
+
+
+def test_cache_entry_tampered_with_is_fetched_again(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    tree = fetch_tree(demo, "1", quiet=True)
+    cached = tree.root / "src" / "a.ts"
+    cached.write_text(SOURCE.replace("hello", "HELLO"))  # same size, other bytes
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--format", "json")
+    assert run.code == 0, run.stderr
+    assert cached.read_text() == SOURCE
+    cached.write_text("x")  # another size: the manifest check catches it before reading
+    assert run_main(capsys, "verify", "--decisions", project.decisions).code == 0
+    assert cached.read_text() == SOURCE
+
+
+def test_killed_fetch_leaves_nothing_half_written(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    tree = fetch_tree(demo, "1", quiet=True)
+    # What a fetch killed half-way leaves: a staging folder, never a published tree.
+    leftover = tree.root.parent / ".tmp-2-killed"
+    (leftover / "src").mkdir(parents=True)
+    (leftover / "src" / "a.ts").write_text("half")
+    assert run_main(capsys, "verify", "--decisions", project.decisions, "--target", "2").code == 1
+    assert not leftover.exists()
+    assert (tree.root.parent / "2" / "src" / "a.ts").read_text() == "// two\n" + SOURCE
+
+
+def test_two_processes_fetching_at_once(tmp_path: Path) -> None:
+    project = two_versions(tmp_path)
+    command = [sys.executable, "-m", "generator", "verify", "--decisions", str(project.decisions),
+               "--target", "2", "--format", "json", "--quiet"]
+    from conftest import ROOT
+
+    runs = [subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(3)]
+    results = [(r.wait(timeout=120), r.stdout.read(), r.stderr.read()) for r in runs]
+    for run in runs:
+        run.stdout.close()
+        run.stderr.close()
+    for code, out, err in results:
+        assert code == 1, err
+        assert json.loads(out)["citations"][0]["status"] == "moved"
+    assert sorted(p.name for p in (cache_root() / "trees").glob("*/*")) == ["1", "2"]
+
+
+# --- npm, through a fake npm --------------------------------------------------------------------------
+
+
+FAKE_NPM = '''#!{python}
+"""A stand-in for npm: answers `view SPEC dist.integrity --json` and `pack SPEC --json
+--pack-destination DIR` from registry.json next to it, and logs every call."""
+import json, shutil, sys
+from pathlib import Path
+
+here = Path(__file__).parent
+registry = json.loads((here / "registry.json").read_text())
+args = sys.argv[1:]
+with open(here / "calls.log", "a") as log:
+    log.write(" ".join(args) + "\\n")
+if "fail" in registry:
+    sys.stderr.write(registry["fail"])
+    sys.exit(1)
+spec = args[1]
+known = registry["packages"].get(spec)
+if known is None:
+    sys.stderr.write(f"npm error code E404\\nnpm error 404 No match found for version of {{spec}}\\n")
+    sys.exit(1)
+if args[0] == "view":
+    print(json.dumps(known["integrity"]) if known["integrity"] else "")
+elif args[0] == "pack":
+    target = Path(args[args.index("--pack-destination") + 1]) / Path(known["tarball"]).name
+    shutil.copy(known["tarball"], target)
+    print(json.dumps([{{"filename": target.name}}]))
+'''
+
+
+def tarball(path: Path, files: dict[str, str | bytes]) -> Path:
+    """A gzipped npm tarball (every name under package/)."""
+    with tarfile.open(path, "w:gz") as archive:
+        for name, content in files.items():
+            data = content.encode() if isinstance(content, str) else content
+            info = tarfile.TarInfo(f"package/{name}")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+def integrity(path: Path) -> str:
+    return "sha512-" + base64.b64encode(hashlib.sha512(path.read_bytes()).digest()).decode()
+
+
+def source_map(sources: dict[str, str | None], with_content: bool = True) -> str:
+    out: dict = {"version": 3, "sources": list(sources), "mappings": ""}
+    if with_content:
+        out["sourcesContent"] = list(sources.values())
+    return json.dumps(out)
+
+
+class FakeNpm:
+    """A fake npm in a folder; ``publish`` puts a tarball in its registry."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        folder.mkdir()
+        self.script = folder / "npm"
+        self.script.write_text(FAKE_NPM.format(python=sys.executable))
+        self.script.chmod(0o755)
+        self.registry: dict = {"packages": {}}
+        self.save()
+
+    def save(self) -> None:
+        (self.folder / "registry.json").write_text(json.dumps(self.registry))
+
+    def publish(self, spec: str, files: dict[str, str | bytes], *, truncate: bool = False,
+                wrong_hash: bool = False, no_hash: bool = False) -> None:
+        path = tarball(self.folder / (spec.replace("@", "").replace("/", "-") + ".tgz"), files)
+        if truncate:  # the registry itself serves a broken tarball, with the hash of those bytes
+            path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+        hashed = integrity(path)
+        if wrong_hash:
+            hashed = "sha512-" + base64.b64encode(hashlib.sha512(b"other bytes").digest()).decode()
+        self.registry["packages"][spec] = {"tarball": str(path), "integrity": None if no_hash else hashed}
+        self.save()
+
+    def fail(self, stderr: str) -> None:
+        self.registry["fail"] = stderr
+        self.save()
+
+    @property
+    def calls(self) -> list[str]:
+        log = self.folder / "calls.log"
+        return log.read_text().splitlines() if log.exists() else []
+
+
+AGENT_TS = "export class Agent {\n\trun(): void {\n\t\tthis.step();\n\t}\n\n\tstep(): void {}\n}\n"
+AI_TS = "export const MODELS = {\n\tfast: \"small\",\n\tsmart: \"large\",\n};\n"
+
+
+def npm_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, FakeNpm]:
+    npm = FakeNpm(tmp_path / "fake-npm")
+    monkeypatch.setenv("DECISION_MAP_NPM", str(npm.script))
+    for version, agent in (("1.0.0", AGENT_TS), ("1.1.0", "// new\n" + AGENT_TS)):
+        npm.publish(f"@demo/agent@{version}", {
+            "package.json": json.dumps({"name": "@demo/agent", "version": version}),
+            "dist/agent.js": "export class Agent {}\n",
+            "dist/agent.js.map": source_map({"../src/agent.ts": agent,
+                                             "../node_modules/dep/index.ts": "bundled",
+                                             "../../outside.ts": "outside"}),
+        })
+        npm.publish(f"@demo/ai@{version}", {
+            "dist/models/index.js.map": json.dumps({"version": 3, "sourceRoot": "../../src/",
+                                                    "sources": ["models/index.ts", "gone.ts"],
+                                                    "sourcesContent": [AI_TS, None]}),
+        })
+    decisions = tmp_path / "decisions"
+    folder = decisions / "demo"
+    folder.mkdir(parents=True)
+    (folder / "map.yaml").write_text("""title: Demo
+repo: https://example.org/demo
+version: "1.0.0"
+source:
+  npm:
+    - package: "@demo/agent"
+      path: packages/agent
+    - package: "@demo/ai"
+      path: packages/ai/
+""")
+    (folder / "D1.yaml").write_text(entry_yaml("D1", [("packages/agent/src/agent.ts", "2-4"),
+                                                      ("packages/ai/src/models/index.ts", 3)]))
+    return decisions, npm
+
+
+def test_npm_route_rebuilds_sources_from_source_maps(tmp_path, monkeypatch, capsys) -> None:
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    [demo] = load_maps(decisions)
+    tree = fetch_tree(demo, "1.0.0", quiet=True)
+    assert sorted(tree.files) == ["packages/agent/src/agent.ts", "packages/ai/src/models/index.ts"]
+    assert tree.read("packages/agent/src/agent.ts") == AGENT_TS.encode()
+    run = run_main(capsys, "verify", "--decisions", decisions, "--target", "1.1.0", "--format", "json")
+    assert run.code == 1
+    assert [(r["status"], r["resolved"], r["symbol"]) for r in run.json()["citations"]] == [
+        ("moved", [3, 5], "Agent.run"), ("ok", [3, 3], "MODELS.smart")]
+    assert [c.split()[:2] for c in npm.calls] == [
+        ["view", "@demo/agent@1.0.0"], ["pack", "@demo/agent@1.0.0"], ["view", "@demo/ai@1.0.0"],
+        ["pack", "@demo/ai@1.0.0"], ["view", "@demo/agent@1.1.0"], ["pack", "@demo/agent@1.1.0"],
+        ["view", "@demo/ai@1.1.0"], ["pack", "@demo/ai@1.1.0"]]
+
+
+def test_npm_cache_is_reused_without_the_registry(tmp_path, monkeypatch, capsys) -> None:
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    assert run_main(capsys, "verify", "--decisions", decisions).code == 0
+    calls = len(npm.calls)
+    npm.fail("npm error code ECONNREFUSED\n")
+    run = run_main(capsys, "verify", "--decisions", decisions)
+    assert run.code == 0, run.stderr
+    assert len(npm.calls) == calls, "the cached tree needs no npm at all"
+
+
+def test_npm_integrity_mismatch(tmp_path, monkeypatch) -> None:
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    npm.publish("@demo/ai@1.0.0", {"dist/x.js.map": source_map({"../src/x.ts": "x"})}, wrong_hash=True)
+    assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"),
+                         "@demo/ai@1.0.0: the tarball does not match the registry's integrity hash (sha512)")
+    assert not list((cache_root() / "trees").glob("*/1.0.0"))
+
+
+def test_npm_no_integrity_hash(tmp_path, monkeypatch) -> None:
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    npm.registry["packages"]["@demo/agent@1.0.0"]["integrity"] = "md5-abc"
+    npm.save()
+    assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"),
+                         "@demo/agent@1.0.0: the registry gives no usable integrity hash ('md5-abc')")
+
+
+def test_npm_truncated_tarball(tmp_path, monkeypatch) -> None:
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    big = {"dist/x.js.map": source_map({f"../src/f{i}.ts": f"export const v{i} = {i};\n" * 50
+                                        for i in range(40)})}
+    npm.publish("@demo/agent@1.0.0", big, truncate=True)
+    line = assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"),
+                                "@demo/agent@1.0.0: the tarball is truncated or corrupt")
+    assert line.endswith("run again to re-download")
+
+
+def test_npm_source_map_without_sources_content(tmp_path, monkeypatch) -> None:
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    npm.publish("@demo/ai@1.0.0", {"dist/x.js": "x", "dist/x.js.map": source_map({"../src/x.ts": "x"},
+                                                                                  with_content=False)})
+    assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"),
+                         "@demo/ai@1.0.0: its source maps hold no sourcesContent, so its sources cannot be rebuilt")
+
+
+@pytest.mark.parametrize("target", ["9.9.9", "1.0.0-nope"])
+def test_npm_unknown_version(tmp_path, monkeypatch, target) -> None:
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    run = run_cli("verify", "--decisions", decisions, "--target", target, "--quiet")
+    assert_clean_failure(run, f"@demo/agent@{target} is not in the npm registry (unknown package or version)")
+
+
+def test_npm_version_without_metadata(tmp_path, monkeypatch) -> None:
+    # Real npm prints nothing (and exits 0) for an unknown version of a known package.
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    npm.registry["packages"]["@demo/ai@1.0.0"]["integrity"] = None
+    npm.save()
+    assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"),
+                         "@demo/ai@1.0.0 is not in the npm registry (unknown package or version)")
+
+
+def test_npm_that_answers_garbage(tmp_path, monkeypatch) -> None:
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    npm.script.write_text(f"#!{sys.executable}\nprint('npm notice: hello')\n")
+    assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"), "@demo/agent@1.0.0")
+
+
+def test_npm_not_installed(tmp_path, monkeypatch) -> None:
+    decisions, _ = npm_project(tmp_path, monkeypatch)
+    monkeypatch.setenv("DECISION_MAP_NPM", str(tmp_path / "no-npm-here"))
+    assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"),
+                         "cannot run", "install Node.js and npm")
+
+
+def test_npm_registry_unreachable(tmp_path, monkeypatch) -> None:
+    """Real npm, pointed at a port where nothing listens (no retries, an empty npm cache)."""
+    decisions, _ = npm_project(tmp_path, monkeypatch)
+    monkeypatch.delenv("DECISION_MAP_NPM")
+    env = {"npm_config_registry": "http://127.0.0.1:9", "npm_config_fetch_retries": "0",
+           "npm_config_cache": str(tmp_path / "npm-cache"), "npm_config_update_notifier": "false"}
+    run = run_cli("verify", "--decisions", decisions, "--quiet", env=env)
+    assert_clean_failure(run, "the npm registry is unreachable while fetching @demo/agent@1.0.0")

@@ -1,0 +1,321 @@
+"""Loading decisions/: one test per kind of error, asserting the file, the line and the wording."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import assert_clean_failure, entry_yaml, make_project, run_cli, run_main
+from generator import InputError, load_maps
+
+MAP = """title: Demo map
+repo: https://example.org/demo
+version: "1"
+source:
+  git:
+    url: file:///nowhere
+    ref: "v{version}"
+"""
+
+GOOD = entry_yaml("D1", [("src/a.ts", "1-2")])
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """decisions/demo with a map.yaml and one good entry."""
+    demo = tmp_path / "decisions" / "demo"
+    demo.mkdir(parents=True)
+    (demo / "map.yaml").write_text(MAP)
+    (demo / "D1.yaml").write_text(GOOD)
+    return demo
+
+
+def problems(folder: Path) -> list[str]:
+    """Every problem the loader finds, as 'file:line: message' (the file relative to the map)."""
+    with pytest.raises(InputError) as caught:
+        load_maps(folder.parent)
+    return [f"{p.path.relative_to(folder).as_posix()}:{p.line}: {p.message}" for p in caught.value.problems]
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+# --- what must load -----------------------------------------------------------------------------
+
+
+def test_the_minimal_entry_of_the_design_loads(folder: Path) -> None:
+    write(folder, "D2.yaml", """id: D2
+kind: decision            # or: problem (default: decision)
+question: Is a person asked before a tool call the model issued runs?
+decided_by: code          # code | model | person
+answer: No. pi has no confirmation step.
+cites:
+  - file: packages/coding-agent/src/core/agent-session.ts
+    lines: 658-681        # or a single line: 42
+  - file: ./packages/agent/src/agent-loop.ts
+    lines: 42
+""")
+    [demo] = load_maps(folder.parent)
+    entry = demo.entry("D2")
+    assert entry is not None and entry.kind == "decision" and entry.decided_by == "code"
+    first, second = entry.cites
+    assert (first.file, first.start, first.end, first.line) == (
+        "packages/coding-agent/src/core/agent-session.ts", 658, 681, 7)
+    assert (second.file, second.start, second.end, second.line) == ("packages/agent/src/agent-loop.ts", 42, 42, 9)
+    assert [e.id for e in demo.entries] == ["D1", "D2"]
+
+
+def test_entries_are_ordered_by_group_then_number(folder: Path) -> None:
+    for entry_id in ("D10", "A2", "D2"):
+        write(folder, f"{entry_id}.yaml", entry_yaml(entry_id, [("a.ts", 1)]))
+    [demo] = load_maps(folder.parent)
+    assert [e.id for e in demo.entries] == ["A2", "D1", "D2", "D10"]
+
+
+# --- one test per kind of error -------------------------------------------------------------------
+
+
+def test_yaml_syntax_error(folder: Path) -> None:
+    write(folder, "D2.yaml", "id: D2\nquestion: [unclosed\ndecided_by: code\n")
+    assert problems(folder) == ["D2.yaml:3: YAML syntax error: did not find expected ',' or ']'"]
+
+
+def test_tab_indentation(folder: Path) -> None:
+    write(folder, "D2.yaml", entry_yaml("D2", "\t- file: a.ts\n\t  lines: 1\n"))
+    [problem] = problems(folder)
+    assert problem.startswith("D2.yaml:6: YAML syntax error: ")
+    assert problem.endswith("(YAML does not allow tabs for indentation; indent with spaces)")
+
+
+def test_wrong_types(folder: Path) -> None:
+    write(folder, "D2.yaml", """id: D2
+question: [a, list]
+decided_by: robot
+answer: {a: mapping}
+cites:
+  - file: a.ts
+    lines: soon
+failures:
+  - issue: many
+    title: T
+upstream: 7
+""")
+    assert problems(folder) == [
+        "D2.yaml:2: question must be a single value, not a list",
+        "D2.yaml:3: decided_by must be one of code, model, person, not 'robot'",
+        "D2.yaml:4: answer must be a single value, not a mapping",
+        "D2.yaml:7: cites.0.lines must be a line (42) or a range (658-681), not 'soon'",
+        "D2.yaml:9: failures.0.issue must be a whole number of at least 1, not 'many'",
+        "D2.yaml:11: upstream must be a mapping of keys to values",
+    ]
+
+
+def test_wrong_form(folder: Path) -> None:
+    write(folder, "D2.yaml", entry_yaml("D2", "  - file: a.ts\n    lines: 1\n    version: ~1.4\n",
+                                        reviewed="{version: 1.4.0, date: yesterday}"))
+    assert problems(folder) == [
+        "D2.yaml:5: reviewed.date 'yesterday' does not have the expected form (YYYY-MM-DD)",
+        "D2.yaml:9: cites.0.version '~1.4' does not have the expected form (a version such as 1.4.0)",
+    ]
+
+
+def test_unknown_key_says_what_was_meant(folder: Path) -> None:
+    write(folder, "D2.yaml", entry_yaml("D2", "  - file: a.ts\n    line: 4\n", decidd_by="code").replace(
+        "decided_by: code\n", ""))
+    assert problems(folder) == [
+        "D2.yaml:1: the file is missing required key: decided_by",
+        "D2.yaml:4: unknown key 'decidd_by'; did you mean 'decided_by'?",
+        "D2.yaml:6: cites.0 is missing required key: lines",
+        "D2.yaml:7: unknown key 'line' in cites.0; did you mean 'lines'?",
+    ]
+
+
+def test_unknown_key_with_nothing_close_lists_the_allowed_ones(folder: Path) -> None:
+    write(folder, "D2.yaml", entry_yaml("D2", "  - file: a.ts\n    lines: 4\n    zzz: 1\n"))
+    assert problems(folder) == ["D2.yaml:8: unknown key 'zzz' in cites.0; allowed: file, lines, version, "
+                                "accepted, note"]
+
+
+def test_missing_fields(folder: Path) -> None:
+    write(folder, "D2.yaml", "# a comment first\nid: D2\ncites:\n  - lines: 3\n")
+    write(folder, "P1.yaml", "id: P1\nkind: problem\ntitle: T\ncites:\n  - file: a.ts\n    lines: 1\n")
+    assert problems(folder) == [
+        "D2.yaml:2: the file is missing required keys: question, decided_by, answer",
+        "D2.yaml:4: cites.0 is missing required key: file",
+        "P1.yaml:1: the file is missing required key: description",
+    ]
+
+
+def test_empty_list_of_citations(folder: Path) -> None:
+    write(folder, "D2.yaml", entry_yaml("D2", "").replace("cites:\n", "cites: []\n"))
+    assert problems(folder) == ["D2.yaml:5: cites must list at least 1 item(s)"]
+
+
+def test_duplicate_ids_across_files(folder: Path) -> None:
+    write(folder, "D2.yaml", GOOD)  # a copy of D1.yaml
+    assert problems(folder) == ["D2.yaml:1: duplicate ID D1: D1.yaml has it too; give this entry a free ID "
+                                "and name its file after it"]
+
+
+def test_id_that_does_not_match_its_file(folder: Path) -> None:
+    write(folder, "D2.yaml", entry_yaml("D3", [("a.ts", 1)]))
+    assert problems(folder) == ["D2.yaml:1: the entry's id is D3 but its file is named D2.yaml; "
+                                "name the file D3.yaml"]
+
+
+def test_duplicate_keys(folder: Path) -> None:
+    write(folder, "D2.yaml", entry_yaml("D2", "  - file: a.ts\n    lines: 1\n    lines: 2\n") + "answer: again\n")
+    assert problems(folder) == [
+        "D2.yaml:8: duplicate key 'lines' (first at line 7); keep one",
+        "D2.yaml:9: duplicate key 'answer' (first at line 4); keep one",
+    ]
+
+
+@pytest.mark.parametrize(("lines", "message"), [
+    ("0", "cites.0.lines '0': lines count from 1"),
+    ("0-4", "cites.0.lines '0-4': lines count from 1"),
+    ("9-3", "cites.0.lines '9-3' is reversed; write 3-9"),
+    ("1-2-3", "cites.0.lines must be a line (42) or a range (658-681), not '1-2-3'"),
+    ("yes", "cites.0.lines must be a line (42) or a range (658-681), not 'yes'"),
+])
+def test_bad_ranges(folder: Path, lines: str, message: str) -> None:
+    write(folder, "D2.yaml", entry_yaml("D2", [("a.ts", lines)]))
+    assert problems(folder) == [f"D2.yaml:7: {message}"]
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "../outside.ts", "src/../../outside.ts", "C:/pi/a.ts",
+                                  "src\\a.ts"])
+def test_cited_path_that_leaves_the_tree(folder: Path, path: str) -> None:
+    write(folder, "D2.yaml", entry_yaml("D2", f"  - file: a.ts\n    lines: 1\n  - file: '{path}'\n    lines: 2\n"))
+    assert problems(folder) == [f"D2.yaml:8: cited path '{path}' leaves the source tree; give a path relative "
+                                "to the repository root, without '..'"]
+
+
+def test_overlay_linking_to_a_missing_id(folder: Path) -> None:
+    write(folder, "extensions/pi-demo.yaml", """extension: pi-demo
+changes:
+  - decision: D1
+    how: It asks.
+    without: {decided_by: code, answer: No one asks.}
+    with: {decided_by: person, answer: A person answers.}
+  - decision: D7
+    how: It stops.
+    without: {decided_by: model, answer: The model stops.}
+    with: {decided_by: code, answer: A limit stops it.}
+  - question: Is the budget spent?
+    related: [D1, G4]
+    how: It counts.
+    without: {decided_by: none, answer: Nothing counts.}
+    with: {decided_by: code, answer: A counter.}
+""")
+    assert problems(folder) == [
+        "extensions/pi-demo.yaml:7: links to decision D7, which does not exist in demo/; use an existing ID",
+        "extensions/pi-demo.yaml:11: links to decision G4, which does not exist in demo/; use an existing ID",
+    ]
+
+
+def test_map_errors(folder: Path) -> None:
+    write(folder, "map.yaml", MAP.replace('version: "1"\n', "").replace("source:", "sources:")
+          + "sections:\n  - title: First\n    ids: [D1, D9]\n")
+    assert problems(folder) == [
+        "map.yaml:1: the file is missing required keys: version, source",
+        "map.yaml:3: unknown key 'sources'; did you mean 'source'?",
+    ]
+    write(folder, "map.yaml", MAP + "  npm:\n    - package: pi\n      path: packages/pi\n"
+          + "sections:\n  - title: First\n    ids: [D1, D9]\n")
+    assert problems(folder) == [
+        "map.yaml:5: source must have exactly one of: npm, git",
+    ]
+    write(folder, "map.yaml", MAP + "sections:\n  - title: First\n    ids: [D1, D9]\n")
+    assert problems(folder) == ["map.yaml:9: section 'First' lists D9, which no entry has"]
+
+
+def test_other_file_level_errors(folder: Path) -> None:
+    write(folder, "D2.yaml", "# only a comment\n")
+    (folder / "D3.yaml").write_bytes(entry_yaml("D3", [("a.ts", 1)]).encode().replace(b"Plain", b"Pl\xe9in"))
+    write(folder, "D4.yaml", GOOD.replace("D1", "D4") + "---\n" + GOOD)
+    write(folder, "D5.yaml", entry_yaml("D5", "  - &b {file: a.ts, lines: 1}\n  - *b\n"))
+    assert problems(folder) == [
+        "D2.yaml:0: file is empty; write the entry's fields, or delete the file",
+        "D3.yaml:4: is not UTF-8 text; save the file as UTF-8",
+        "D4.yaml:0: holds 2 YAML documents; keep exactly one",
+        "D5.yaml:6: YAML anchors and aliases (&, *) are not allowed; write the value out",
+    ]
+
+
+def test_unsafe_prose(folder: Path) -> None:
+    write(folder, "D2.yaml", entry_yaml("D2", [("a.ts", 1)]).replace(
+        "answer: Plain code.", "answer: See [this](javascript:alert(1)).\nchanged_by: \"\\u202e hidden\""))
+    assert problems(folder) == [
+        "D2.yaml:4: answer links to 'javascript:alert(1'; links may only go to http(s)",
+        "D2.yaml:5: changed_by holds the invisible control character U+202E; remove it",
+    ]
+
+
+def test_all_problems_in_one_run_through_the_command_line(folder: Path) -> None:
+    write(folder, "D2.yaml", "id: D2\nquestion: [unclosed\n")
+    write(folder, "D3.yaml", entry_yaml("D3", [("a.ts", "5-2")]))
+    write(folder, "D4.yaml", entry_yaml("D4", [("/abs.ts", 1)]).replace("decided_by", "decidedby"))
+    run = run_cli("verify", "--decisions", folder.parent, cwd=folder.parent.parent)
+    assert run.code == 2
+    assert run.stdout == ""
+    assert "Traceback" not in run.stderr
+    assert run.stderr.splitlines() == [
+        "error: decisions/demo/D2.yaml:3: YAML syntax error: did not find expected ',' or ']'",
+        "error: decisions/demo/D3.yaml:7: cites.0.lines '5-2' is reversed; write 2-5",
+        "error: decisions/demo/D4.yaml:1: the file is missing required key: decided_by",
+        "error: decisions/demo/D4.yaml:3: unknown key 'decidedby'; did you mean 'decided_by'?",
+        "error: decisions/demo/D4.yaml:6: cited path '/abs.ts' leaves the source tree; give a path relative to "
+        "the repository root, without '..'",
+        "5 problem(s) found; nothing was changed",
+    ]
+
+
+def test_missing_decisions_folder(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    run = run_main(capsys, "verify", "--decisions", tmp_path / "nope")
+    assert run.code == 2
+    assert run.errors[0].endswith("nope: no such folder; pass --decisions DIR with one folder per map, each "
+                                  "holding a map.yaml")
+
+
+# --- errors only the source tree at the pin can show ------------------------------------------------
+
+
+def test_citations_that_do_not_fit_the_tree_at_the_pin(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    outside = tmp_path / "secret.ts"
+    outside.write_text("export const SECRET = 1;\n")
+    source = "export function f() {\n\treturn 1;\n}\n"
+    project = make_project(tmp_path, {"1": {"src/a.ts": source}})
+    # A symbolic link in the upstream repository, pointing out of the tree.
+    repo_link = project.upstream / "src" / "evil.ts"
+    os.symlink(outside, repo_link)
+    import git
+
+    repo = git.Repo(project.upstream)
+    repo.git.add("--all")
+    repo.git.commit("-m", "link", env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@l",
+                                       "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@l"})
+    repo.git.tag("-f", "v1")
+    project.write_entry("D1", entry_yaml("D1", [("src/a.ts", "2-4"), ("src/a.ts", "1-3")]))
+    project.write_entry("D2", entry_yaml("D2", [("src/gone.ts", 1)]))
+    project.write_entry("D3", entry_yaml("D3", [("src/evil.ts", 1)]))
+    project.write_entry("D4", entry_yaml("D4", [("src", 1)]))
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet")
+    assert run.code == 2
+    assert "Traceback" not in run.stderr
+    assert [ln.replace(str(project.folder), "demo") for ln in run.errors] == [
+        "error: demo/D1.yaml:6: lines 2-4 run past the end of src/a.ts, which has 3 lines at 1",
+        "error: demo/D2.yaml:6: cited file src/gone.ts does not exist at 1; fix the path (it is relative to the "
+        "repository root)",
+        "error: demo/D3.yaml:6: cited file src/evil.ts leaves the source tree (through a symbolic link); fix the "
+        "path (it is relative to the repository root)",
+        "error: demo/D4.yaml:6: cited file src is a folder, not a file; fix the path (it is relative to the "
+        "repository root)",
+        "4 problem(s) found; nothing was changed",
+    ]
