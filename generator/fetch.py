@@ -222,11 +222,14 @@ def _fetch_npm(packages: tuple[NpmPackage, ...], version: str, staging: Path, pr
             meta_text = _npm(["view", spec, "dist.integrity", "--json"], spec).strip()
             if not meta_text:
                 raise FetchError(f"{spec} is not in the npm registry (unknown package or version)")
-            integrity = json.loads(meta_text)
+            integrity = _npm_json(meta_text, spec)
             if isinstance(integrity, list):  # a range matched several versions: not an exact pin
                 raise FetchError(f"{spec} names several versions; pin an exact version")
-            packed = json.loads(_npm(["pack", spec, "--json", "--pack-destination", str(download)], spec))
-            tarball = download / packed[0]["filename"]
+            packed = _npm_json(_npm(["pack", spec, "--json", "--pack-destination", str(download)], spec), spec)
+            try:
+                tarball = download / packed[0]["filename"]
+            except (LookupError, TypeError):
+                raise FetchError(f"npm pack gave no tarball name for {spec}") from None
             _check_integrity(tarball, integrity, spec)
             count = _rebuild_sources(tarball, staging / package.path, spec)
             progress.step(f"npm: {spec}: {count} source files")
@@ -234,6 +237,14 @@ def _fetch_npm(packages: tuple[NpmPackage, ...], version: str, staging: Path, pr
                 leftover.unlink()
     finally:
         shutil.rmtree(download, ignore_errors=True)
+
+
+def _npm_json(output: str, spec: str):
+    try:
+        return json.loads(output)
+    except ValueError:
+        first = next((ln.strip() for ln in output.splitlines() if ln.strip()), "nothing")
+        raise FetchError(f"npm gave an unreadable answer while fetching {spec}: {first[:80]}") from None
 
 
 def _check_integrity(tarball: Path, integrity: str, spec: str) -> None:

@@ -197,6 +197,12 @@ class MapView:
         dates = [d for d in (self.map.checked, self.census.last_reviewed, self.census.last_upstream_check) if d]
         return max(dates) if dates else None
 
+    def href(self, entry_id: str) -> str:
+        """Where an entry's card is, relative to the map's folder."""
+        card = self.cards.get(entry_id)
+        page = "problems.md" if card and card.entry.kind == "problem" else "map.md"
+        return f"{page}#{entry_id.lower()}"
+
     def issue_url(self, number: int) -> str:
         return f"{self.map.repo.rstrip('/')}/issues/{number}"
 

@@ -156,8 +156,9 @@ class SourceFile:
         end_col = len(self.lines[last].rstrip())
         node = self.tree.root_node.descendant_for_point_range((first, start_col), (last, max(end_col - 1, 0)))
         while node is not None:
-            if _name(node) is not None and node.start_point[0] <= first and node.end_point[0] >= last:
-                return node
+            named = node if _name(node) is not None else _unwrapped(node)
+            if named is not None and named.start_point[0] <= first and named.end_point[0] >= last:
+                return named
             node = node.parent
         return None
 
@@ -197,6 +198,22 @@ class SourceFile:
 
 
 _WHITESPACE = re.compile(r"\s+")
+
+
+_WRAPPERS = {"export_statement", "lexical_declaration", "variable_declaration"}
+
+
+def _unwrapped(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The one declaration inside ``export const x = …``: its keywords are outside the declarator,
+    so a citation of the whole line lands on the wrapper, not on the name."""
+    while node.type in _WRAPPERS:
+        inner = [c for c in node.named_children if c.type not in ("comment", "decorator")]
+        if len(inner) != 1:
+            return None
+        node = inner[0]
+        if _name(node) is not None:
+            return node
+    return None
 
 
 def _name(node: tree_sitter.Node) -> str | None:

@@ -6,7 +6,7 @@ Parsing is shared: each file is parsed once per version however many citations i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, TypeVar
 
 from .errors import InputError, Problem
 from .fetch import CorruptTree, SourceTree, fetch_tree, refetch
@@ -14,6 +14,7 @@ from .model import Citation, DecisionMap, Entry
 from .resolve import Placement, SourceFile, anchor_for, describe, place, to_line
 
 STATUSES = ("ok", "moved", "changed", "missing", "ambiguous")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -55,18 +56,24 @@ class Trees:
     def file(self, version: str, path: str) -> SourceFile | None:
         key = (version, path)
         if key not in self._files:
-            tree = self.tree(version)
-            if not tree.has_file(path):
+            if not self.tree(version).has_file(path):
                 self._files[key] = None
             else:
-                try:
-                    data = tree.read(path)
-                except CorruptTree:
-                    self._trees[version] = refetch(self.map, version, quiet=self.quiet)
-                    self._files.clear()
-                    data = self._trees[version].read(path)
-                self._files[key] = SourceFile(path, data)
+                self._files[key] = SourceFile(path, self._repaired(version, lambda tree: tree.read(path)))
         return self._files[key]
+
+    def classify(self, version: str, path: str) -> str | None:
+        """Why ``path`` cannot be cited at ``version``, or None (see :meth:`SourceTree.classify`)."""
+        return self._repaired(version, lambda tree: tree.classify(path))
+
+    def _repaired(self, version: str, read: Callable[[SourceTree], T]) -> T:
+        """``read`` the tree; a cached file found corrupt has the tree fetched again, once."""
+        try:
+            return read(self.tree(version))
+        except CorruptTree:
+            self._trees[version] = refetch(self.map, version, quiet=self.quiet)
+            self._files = {k: v for k, v in self._files.items() if k[0] != version}
+            return read(self._trees[version])
 
 
 def check_citations(decision_map: DecisionMap, trees: Trees) -> None:
@@ -75,8 +82,7 @@ def check_citations(decision_map: DecisionMap, trees: Trees) -> None:
     for entry in decision_map.entries:
         for cite in entry.cites:
             version = cite.version or decision_map.version
-            tree = trees.tree(version)
-            why = tree.classify(cite.file)
+            why = trees.classify(version, cite.file)
             if why is not None:
                 problems.append(Problem(cite.path, cite.line, f"cited file {cite.file} {why}; "
                                         "fix the path (it is relative to the repository root)"))

@@ -1,0 +1,117 @@
+"""What a contributor touches: `new`, the JSON Schemas, the pre-commit hook, the CI workflow."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from conftest import ROOT, run_main
+from generator import schema
+
+PI = "packages/coding-agent/src/core"
+
+
+class _DatesAsText(yaml.SafeLoader):
+    """Editors see `date: 2026-11-29` as text; so does the loader. Read it the same way here."""
+
+
+_DatesAsText.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: node.value)
+
+
+def _yaml(path: Path):
+    return yaml.load(path.read_text(), Loader=_DatesAsText)
+
+
+@pytest.fixture
+def pi_map(tmp_path_factory, monkeypatch):
+    """A decisions/ folder pinned like the real map, sharing one real pi cache across these tests."""
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path_factory.getbasetemp() / "pi-cache"))
+    folder = tmp_path_factory.mktemp("contrib") / "decisions"
+    (folder / "pi").mkdir(parents=True)
+    shutil.copy(ROOT / "decisions" / "pi" / "map.yaml", folder / "pi" / "map.yaml")
+    shutil.copy(ROOT / "decisions" / "pi" / "E9.yaml", folder / "pi" / "E9.yaml")
+    return folder
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("position, lines, symbol", [
+    (f"{PI}/agent-session.ts:660", "658-681", "AgentSession._beforeToolCall"),  # a method
+    (f"{PI}/agent-session.ts:666-667", "666-667", "AgentSession._beforeToolCall"),  # lines inside it
+    (f"{PI}/tools/truncate.ts:11", "11", "DEFAULT_MAX_LINES"),  # a constant
+])
+def test_new_cites_the_declaration_and_verify_refuses_the_placeholders(pi_map, capsys, position, lines, symbol):
+    run = run_main(capsys, "new", position, "--decisions", pi_map, "--quiet" if False else "--group", "E")
+    assert run.code == 0, run.stderr
+    path = pi_map / "pi" / "E10.yaml"
+    text = path.read_text()
+    assert f"lines: {lines}\n" in text and f"# {symbol}" in text
+    assert text.startswith("# yaml-language-server: $schema=../../schema/entry.schema.json")
+    refused = run_main(capsys, "verify", "--decisions", pi_map, "--quiet")
+    assert refused.code == 2 and "placeholder" in refused.stderr and "E10.yaml:" in refused.stderr
+    for field, value in (("question: TODO", "question: Is this filled?"), ("decided_by: TODO", "decided_by: code"),
+                         ("  TODO", "  Yes.")):
+        text = text.replace(field, value)
+    path.write_text(text)
+    assert run_main(capsys, "verify", "--decisions", pi_map, "--quiet", path).code == 0
+
+
+@pytest.mark.network
+def test_new_refuses_a_range_that_does_not_exist_at_the_pin(pi_map, capsys):
+    run = run_main(capsys, "new", f"{PI}/agent-session.ts:999999", "--decisions", pi_map)
+    assert run.code == 2 and "does not exist" in run.stderr and "Traceback" not in run.stderr
+    assert not (pi_map / "pi" / "E10.yaml").exists()
+
+
+def test_committed_schemas_are_the_generated_ones(tmp_path, capsys):
+    assert run_main(capsys, "schema", "--out", tmp_path).code == 0
+    for name in ("entry", "map", "overlay"):
+        assert (tmp_path / f"{name}.schema.json").read_text() == \
+            (ROOT / "schema" / f"{name}.schema.json").read_text(), "run `python -m generator schema`"
+
+
+def test_every_file_in_decisions_validates_against_its_schema():
+    kinds = {"entry": schema.json_schema(schema.ENTRY), "map": schema.json_schema(schema.MAP),
+             "overlay": schema.json_schema(schema.OVERLAY)}
+    files = sorted((ROOT / "decisions").glob("*/*.yaml")) + sorted((ROOT / "decisions").glob("*/extensions/*.yaml"))
+    assert len(files) > 45
+    for path in files:
+        kind = "map" if path.name == "map.yaml" else "overlay" if path.parent.name == "extensions" else "entry"
+        jsonschema.validate(_yaml(path), kinds[kind])
+        assert f"$schema=" in path.read_text().splitlines()[0] or kind != "entry", path
+
+
+@pytest.mark.parametrize("bad", [
+    {"id": "D1", "question": "Q?", "decided_by": "code", "answer": "A.", "cites": [{"file": "a.ts", "lines": "1-2"}],
+     "anwser": "typo"},  # unknown key
+    {"id": "D1", "question": "Q?", "answer": "A.", "cites": [{"file": "a.ts", "lines": "1-2"}]},  # no decided_by
+    {"id": "D1", "question": "Q?", "decided_by": "robot", "answer": "A.", "cites": [{"file": "a.ts", "lines": 1}]},
+    {"id": "d1", "question": "Q?", "decided_by": "code", "answer": "A.", "cites": [{"file": "a.ts", "lines": 1}]},
+    {"id": "D1", "question": "Q?", "decided_by": "code", "answer": "A.", "cites": [{"file": "a.ts", "lines": "x"}]},
+    {"id": "D1", "question": "Q?", "decided_by": "code", "answer": "A.", "cites": []},
+])
+def test_the_schema_rejects_what_the_loader_rejects(bad, tmp_path, capsys):
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema.json_schema(schema.ENTRY))
+
+
+def test_the_workflow_runs_make_targets_that_exist():
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text())
+    makefile = (ROOT / "Makefile").read_text()
+    targets = set(re.findall(r"^([a-z][a-z-]*):", makefile, re.MULTILINE))
+    commands = [step["run"] for job in workflow["jobs"].values() for step in job["steps"] if "run" in step]
+    used = {m for c in commands for m in re.findall(r"\bmake ([a-z-]+)", c)}
+    assert {"test", "verify"} <= used and used <= targets
+    assert "--format $(VERIFY_FORMAT)" in makefile
+    assert any("schedule" in str(k) or k is True for k in workflow)  # `on:` reads as True in YAML 1.1
+
+
+def test_the_pre_commit_hook_checks_only_changed_entries():
+    hook = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"][0]
+    assert hook["entry"].endswith("generator verify --quiet") and re.match(hook["files"], "decisions/pi/D1.yaml")
+    assert re.match(hook["exclude"], "decisions/pi/map.yaml")
