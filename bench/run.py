@@ -87,7 +87,9 @@ def generated_map(folder: Path, count: int, seed: int = 7) -> None:
                 candidates.append((path, node.start_point[0] + 1, min(node.end_point[0] + 1, node.start_point[0] + 40)))
     random.Random(seed).shuffle(candidates)
     chosen = [candidates[i % len(candidates)] for i in range(count)]
-    shutil.copy(real.path, folder / "map.yaml")
+    packages = "".join(f'    - package: "{p.package}"\n      path: {p.path}\n' for p in real.source.npm)
+    (folder / "map.yaml").write_text(f'title: Benchmark\nrepo: {real.repo}\nversion: "{real.version}"\n'
+                                     f"source:\n  npm:\n{packages}")
     per_entry = 100
     for number, start in enumerate(range(0, count, per_entry), 1):
         lines = [f"id: A{number}", "question: Generated for the benchmark?", "decided_by: code",

@@ -52,6 +52,7 @@ class SourceTree:
     files: dict[str, dict]  # path -> {"size", "sha256"}
     _checked: set[str] = field(default_factory=set)
     _root_real: Path | None = None
+    _verdicts: dict[str, str | None] = field(default_factory=dict)
 
     def _real_root(self) -> Path:
         if self._root_real is None:
@@ -75,6 +76,11 @@ class SourceTree:
 
     def classify(self, path: str) -> str | None:
         """Why ``path`` cannot be cited, or None when it is a regular file inside the tree."""
+        if path not in self._verdicts:
+            self._verdicts[path] = self._classify(path)
+        return self._verdicts[path]
+
+    def _classify(self, path: str) -> str | None:
         full = self.root / path
         if not Path(os.path.realpath(full)).is_relative_to(self._real_root()):
             return "leaves the source tree (through a symbolic link)"

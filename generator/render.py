@@ -210,6 +210,31 @@ class MapView:
 # --- the public entry points --------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class RenderedSite:
+    """The loaded maps and every page rendered from them."""
+
+    maps: tuple[DecisionMap, ...]
+    pages: dict[str, str]  # relative path -> Markdown
+
+
+def render_folder(decisions: Path, pages_dir: Path | None = None, *, quiet: bool = True) -> RenderedSite:
+    """Load every map under ``decisions``, verify it at its pin, and render the whole site.
+
+    Raises :class:`InputError` for bad entries or hand-written pages that generated ones would
+    replace, and :class:`DriftError` when a citation is not ``ok``.
+    """
+    from .load import load_maps
+
+    maps = load_maps(decisions)
+    pages = render_site(maps, lambda m: Trees(m, quiet=quiet), pages_dir)
+    if pages_dir is not None:
+        collisions = hand_written_collisions(pages, pages_dir)
+        if collisions:
+            raise InputError(collisions)
+    return RenderedSite(tuple(maps), pages)
+
+
 def render_pages(decision_map: DecisionMap, trees: Trees, pages_dir: Path | None = None,
                  resolutions: list[Resolution] | None = None) -> dict[str, str]:
     """The pages of one map, as ``{relative path: Markdown}``.
@@ -466,7 +491,7 @@ def _environment(kind: str) -> Environment:
         who_phrase=lambda who: WHO_PHRASE[who],
         count=_count,
     )
-    env.globals.update(WHO=WHO, WHO_SHORT=WHO_SHORT, WHO_PHRASE=WHO_PHRASE, number_word=_number_word)
+    env.globals.update(WHO=WHO, number_word=_number_word, count=_count)
     return env
 
 

@@ -84,6 +84,7 @@ class SourceFile:
         self.tree = tree_sitter.Parser(language).parse(data) if language else None
         self._squeezed: tuple | None = None
         self._declarations: dict[str, list[tree_sitter.Node]] | None = None
+        self._by_path: dict[str, list[tree_sitter.Node]] = {}
 
     @property
     def line_count(self) -> int:
@@ -140,8 +141,10 @@ class SourceFile:
                     if name is not None:
                         by_name.setdefault(name, []).append(node)
             self._declarations = by_name
-        last = symbol.rsplit(".", 1)[-1]
-        return [n for n in self._declarations.get(last, []) if symbol_path(n) == symbol]
+        if symbol not in self._by_path:
+            last = symbol.rsplit(".", 1)[-1]
+            self._by_path[symbol] = [n for n in self._declarations.get(last, []) if symbol_path(n) == symbol]
+        return self._by_path[symbol]
 
     def all_declarations(self) -> list[tree_sitter.Node]:
         """Every named declaration of the file, in no particular order."""

@@ -66,19 +66,23 @@ def _edit_text(text: str, edits: list[Edit]) -> str:
 def _version_change(text: str, cite: Citation, version: str) -> tuple[int, int, str]:
     """Set or add the citation's ``version`` key, in the citation's own style."""
     start, end = cite.mapping_span.start, cite.mapping_span.end
-    block = text[start:end]
+    block = text[start:end]  # a block mapping's span runs on over the comments below it
     import re
 
-    found = re.search(r"(^|[\s{,])version:[ \t]*(\"[^\"\n]*\"|'[^'\n]*'|[^\s,}#]+)", block, re.MULTILINE)
+    # Only a key counts: first in the mapping, or at the keys' indentation (never inside a comment).
+    key = r"[{,]\s*" if cite.mapping_indent is None else rf"(?:\A|\n {{{cite.mapping_indent}}})"
+    found = re.search(key + r"version:[ \t]*(\"[^\"\n]*\"|'[^'\n]*'|[^\s,}#]+)", block)
     if found:
-        return start + found.start(2), start + found.end(2), f'"{version}"'
+        return start + found.start(1), start + found.end(1), f'"{version}"'
     if cite.mapping_indent is None:  # flow style: {file: x, lines: 1-2}
         close = block.rfind("}")
         return start + close, start + close, f', version: "{version}"'
-    # Block style: add a line after the `lines:` line, at the keys' indentation.
+    # Block style: add a line after the `lines:` line, at the keys' indentation, with its line ending.
     line_end = text.find("\n", cite.lines_span.end)
     line_end = len(text) if line_end == -1 else line_end
-    return line_end, line_end, "\n" + " " * cite.mapping_indent + f'version: "{version}"'
+    newline = "\r\n" if text.endswith("\r\n", 0, line_end + 1) else "\n"
+    line_end -= len(newline) - 1  # before the "\r" of a CRLF
+    return line_end, line_end, newline + " " * cite.mapping_indent + f'version: "{version}"'
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -1,0 +1,164 @@
+"""`fix`: after a move, only the moved ranges are rewritten (and, with --target, the version they
+were checked at); everything else in the YAML stays byte for byte, and verify is then ok."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import entry_yaml, make_project, run_cli, run_main
+
+SESSION = """export class Session {
+\tstart(): void {
+\t\tthis.open = true;
+\t}
+
+\tstop(): void {
+\t\tthis.open = false;
+\t}
+
+\tsend(text: string): void {
+\t\tthis.queue.push(text);
+\t}
+}
+"""
+# Version 2: two lines above (everything moves by 2), `stop` deleted, `send` changed.
+SESSION_2 = "import { Queue } from \"./queue\";\n\n" + SESSION.replace(
+    "\tstop(): void {\n\t\tthis.open = false;\n\t}\n\n", "").replace("push(text)", "unshift(text)")
+CONFIG = "export const CONFIG = {\n\tretries: 3,\n\ttimeout: 10,\n};\n"
+CONFIG_2 = "// settings\n" + CONFIG
+TWICE = "export function one(): number {\n\treturn 1;\n}\n"
+
+D1 = """# yaml-language-server: $schema=../../schema/entry.schema.json
+id: D1
+question: Who starts a session?   # asked often
+decided_by: code
+answer: >-
+  Plain code,
+  at start.
+cites:
+  - file: src/session.ts
+    lines: 2-4          # Session.start
+    # the comment under it stays; checked at version: 1 by hand
+  - file: src/session.ts
+    lines: "10-12"
+    note: send
+  - file: src/session.ts
+    lines: 6-8
+  - {file: src/config.ts, lines: 3}   # flow style
+  - {file: src/session.ts, lines: '2-4', version: "1"}
+  - file: src/config.ts
+    version: "1"
+    lines: 2
+"""
+
+D2 = entry_yaml("D2", [("src/twice.ts", "1-3"), ("src/config.ts", "1-4")])
+
+
+@pytest.fixture
+def project(tmp_path: Path):
+    return make_project(tmp_path, {
+        "1": {"src/session.ts": SESSION, "src/config.ts": CONFIG, "src/twice.ts": TWICE},
+        "2": {"src/session.ts": SESSION_2, "src/config.ts": CONFIG_2, "src/twice.ts": TWICE + "\n" + TWICE},
+    }, {"D1": D1, "D2": D2})
+
+
+def statuses(capsys, project, *args) -> list[tuple[str, list | None]]:
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--format", "json", *args)
+    return [(row["status"], row["resolved"]) for row in run.json()["citations"]]
+
+
+def test_fix_rewrites_only_the_moved_ranges(project, capsys) -> None:
+    assert statuses(capsys, project, "--target", "2") == [
+        ("moved", [4, 6]), ("changed", [8, 10]), ("missing", None), ("moved", [4, 4]), ("moved", [4, 6]),
+        ("moved", [3, 3]), ("ambiguous", None), ("moved", [2, 5])]
+    before = {p.name: p.read_text() for p in project.folder.glob("*.yaml")}
+
+    run = run_main(capsys, "fix", "--decisions", project.decisions, "--target", "2")
+    assert run.code == 1  # some citations need a person
+    assert run.stdout.splitlines() == [
+        "D1: src/session.ts: 2-4 → 4-6",
+        "D1: src/config.ts: 3-3 → 4-4",
+        "D1: src/session.ts: 2-4 → 4-6",
+        "D1: src/config.ts: 2-2 → 3-3",
+        "D2: src/config.ts: 1-4 → 2-5",
+        "D1: src/session.ts:10-12 is changed; left for a person",
+        "D1: src/session.ts:6-8 is missing; left for a person",
+        "D2: src/twice.ts:1-3 is ambiguous; left for a person",
+        "fixed 5 moved citation(s) in 2 file(s); 3 need a person",
+    ]
+    assert project.entry("D1").read_text() == D1.replace(
+        "    lines: 2-4          # Session.start\n",
+        "    lines: 4-6          # Session.start\n    version: \"2\"\n").replace(
+        "  - {file: src/config.ts, lines: 3}   # flow style",
+        "  - {file: src/config.ts, lines: 4, version: \"2\"}   # flow style").replace(
+        "  - {file: src/session.ts, lines: '2-4', version: \"1\"}",
+        "  - {file: src/session.ts, lines: '4-6', version: \"2\"}").replace(
+        "    version: \"1\"\n    lines: 2\n", "    version: \"2\"\n    lines: 3\n")
+    assert project.entry("D2").read_text() == before["D2.yaml"].replace(
+        "    lines: 1-4\n", "    lines: 2-5\n    version: \"2\"\n")
+    assert (project.folder / "map.yaml").read_text() == before["map.yaml"]
+
+    # The moved ones are now ok at 2; the others are as they were.
+    assert statuses(capsys, project, "--target", "2") == [
+        ("ok", [4, 6]), ("changed", [8, 10]), ("missing", None), ("ok", [4, 4]), ("ok", [4, 6]),
+        ("ok", [3, 3]), ("ambiguous", None), ("ok", [2, 5])]
+    # A second fix has nothing left to do.
+    again = run_main(capsys, "fix", "--decisions", project.decisions, "--target", "2")
+    assert again.stdout.splitlines()[-1] == "fixed 0 moved citation(s) in 0 file(s); 3 need a person"
+    assert {p.name: p.read_text() for p in project.folder.glob("*.yaml")} != before
+    assert not list(project.folder.glob(".*.tmp")), "no temporary file is left behind"
+
+
+def test_fix_with_nothing_but_moves_exits_0_and_verify_passes(tmp_path, capsys) -> None:
+    project = make_project(tmp_path, {"1": {"src/config.ts": CONFIG}, "2": {"src/config.ts": CONFIG_2}},
+                           {"D1": entry_yaml("D1", [("src/config.ts", "2"), ("src/config.ts", "1-4")])})
+    run = run_main(capsys, "fix", "--decisions", project.decisions, "--target", "2")
+    assert run.code == 0
+    assert run.stdout.splitlines()[-1] == "fixed 2 moved citation(s) in 1 file(s); 0 need a person"
+    assert run_main(capsys, "verify", "--decisions", project.decisions, "--target", "2").code == 0
+
+
+def test_fix_at_the_pin_moves_a_citation_checked_at_an_older_version(tmp_path, capsys) -> None:
+    # The map is pinned at 2; one citation was last checked at 1: plain `fix` brings it to 2.
+    cites = "  - file: src/config.ts\n    lines: 2\n    version: \"1\"\n"
+    project = make_project(tmp_path, {"1": {"src/config.ts": CONFIG}, "2": {"src/config.ts": CONFIG_2}},
+                           {"D1": entry_yaml("D1", cites)}, pin="2")
+    assert run_main(capsys, "verify", "--decisions", project.decisions).code == 1
+    assert run_main(capsys, "fix", "--decisions", project.decisions).code == 0
+    assert project.entry("D1").read_text() == entry_yaml("D1", cites.replace("2\n", "3\n").replace('"1"', '"2"'))
+    assert run_main(capsys, "verify", "--decisions", project.decisions).code == 0
+
+
+def test_fix_without_target_changes_nothing_at_the_pin(project, capsys) -> None:
+    before = {p: p.read_bytes() for p in project.folder.glob("*.yaml")}
+    run = run_main(capsys, "fix", "--decisions", project.decisions)
+    assert run.code == 0
+    assert run.stdout.splitlines() == ["fixed 0 moved citation(s) in 0 file(s); 0 need a person"]
+    assert {p: p.read_bytes() for p in project.folder.glob("*.yaml")} == before
+
+
+def test_fix_keeps_crlf_line_endings_and_a_byte_order_mark(tmp_path, capsys) -> None:
+    project = make_project(tmp_path, {"1": {"src/config.ts": CONFIG}, "2": {"src/config.ts": CONFIG_2}})
+    text = entry_yaml("D1", [("src/config.ts", "2-3")]).replace("\n", "\r\n")
+    project.entry("D1").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert run_main(capsys, "fix", "--decisions", project.decisions, "--target", "2").code == 0
+    expected = text.replace("lines: 2-3\r\n", "lines: 3-4\r\n    version: \"2\"\r\n")
+    assert project.entry("D1").read_bytes() == b"\xef\xbb\xbf" + expected.encode()
+    assert run_main(capsys, "verify", "--decisions", project.decisions, "--target", "2").code == 0
+
+
+def test_fix_keeps_the_file_mode(project, capsys) -> None:
+    project.entry("D2").chmod(0o640)
+    run_main(capsys, "fix", "--decisions", project.decisions, "--target", "2")
+    assert project.entry("D2").stat().st_mode & 0o777 == 0o640
+
+
+def test_fix_refuses_bad_input_and_changes_nothing(project) -> None:
+    before = {p: p.read_bytes() for p in project.folder.glob("*.yaml")}
+    (project.folder / "D3.yaml").write_text("id: D3\n")
+    run = run_cli("fix", "--decisions", project.decisions, "--target", "2")
+    assert run.code == 2 and "Traceback" not in run.stderr
+    assert run.stderr.splitlines()[-1] == "1 problem(s) found; nothing was changed"
+    assert {p: p.read_bytes() for p in project.folder.glob("*.yaml") if p.name != "D3.yaml"} == before
