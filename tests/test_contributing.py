@@ -33,10 +33,13 @@ def pi_map(tmp_path_factory, monkeypatch):
     """A decisions/ folder pinned like the real map, sharing one real pi cache across these tests."""
     monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path_factory.getbasetemp() / "pi-cache"))
     folder = tmp_path_factory.mktemp("contrib") / "decisions"
-    (folder / "pi").mkdir(parents=True)
-    shutil.copy(ROOT / "decisions" / "pi" / "map.yaml", folder / "pi" / "map.yaml")
-    shutil.copy(ROOT / "decisions" / "pi" / "E9.yaml", folder / "pi" / "E9.yaml")
+    shutil.copytree(ROOT / "decisions" / "pi", folder / "pi")
     return folder
+
+
+def _next_e(folder: Path) -> str:
+    numbers = [int(p.stem[1:]) for p in (folder / "pi").glob("E*.yaml")]
+    return f"E{max(numbers) + 1}"
 
 
 @pytest.mark.network
@@ -46,14 +49,15 @@ def pi_map(tmp_path_factory, monkeypatch):
     (f"{PI}/tools/truncate.ts:11", "11", "DEFAULT_MAX_LINES"),  # a constant
 ])
 def test_new_cites_the_declaration_and_verify_refuses_the_placeholders(pi_map, capsys, position, lines, symbol):
-    run = run_main(capsys, "new", position, "--decisions", pi_map, "--quiet" if False else "--group", "E")
+    expected = _next_e(pi_map)
+    run = run_main(capsys, "new", position, "--decisions", pi_map, "--group", "E")
     assert run.code == 0, run.stderr
-    path = pi_map / "pi" / "E10.yaml"
+    path = pi_map / "pi" / f"{expected}.yaml"
     text = path.read_text()
     assert f"lines: {lines}\n" in text and f"# {symbol}" in text
     assert text.startswith("# yaml-language-server: $schema=../../schema/entry.schema.json")
     refused = run_main(capsys, "verify", "--decisions", pi_map, "--quiet")
-    assert refused.code == 2 and "placeholder" in refused.stderr and "E10.yaml:" in refused.stderr
+    assert refused.code == 2 and "placeholder" in refused.stderr and f"{expected}.yaml:" in refused.stderr
     for field, value in (("question: TODO", "question: Is this filled?"), ("decided_by: TODO", "decided_by: code"),
                          ("  TODO", "  Yes.")):
         text = text.replace(field, value)
@@ -65,7 +69,7 @@ def test_new_cites_the_declaration_and_verify_refuses_the_placeholders(pi_map, c
 def test_new_refuses_a_range_that_does_not_exist_at_the_pin(pi_map, capsys):
     run = run_main(capsys, "new", f"{PI}/agent-session.ts:999999", "--decisions", pi_map)
     assert run.code == 2 and "does not exist" in run.stderr and "Traceback" not in run.stderr
-    assert not (pi_map / "pi" / "E10.yaml").exists()
+    assert not (pi_map / "pi" / f"{_next_e(pi_map)}.yaml").exists()
 
 
 def test_committed_schemas_are_the_generated_ones(tmp_path, capsys):
