@@ -14,7 +14,7 @@ from datetime import date
 from pathlib import Path
 
 from .errors import UsageError
-from .model import DecisionMap, Entry
+from .model import DecisionMap, EditionCitation, Entry
 from .rewrite import Edit, apply_edits, format_lines
 from .verify import Resolution, Trees, verify_map
 
@@ -69,23 +69,54 @@ def _repinned(decision_map: DecisionMap, version: str) -> str:
 
 
 def _edition_yaml(decision_map: DecisionMap, version: str, results: list[Resolution], today: str) -> str:
+    rows = [EditionCitation(r.entry.id, r.citation.file, r.recorded, r.resolved, r.checked_at, r.status,
+                            claim_digest(r.entry), 0) for r in results]
+    return edition_text(decision_map.version, version, today, rows)
+
+
+def edition_text(from_version: str, to_version: str, day: str, rows: list[EditionCitation]) -> str:
+    """The edition record as YAML (it is generated, so it is written whole)."""
     lines = [
         "# Written by `python -m generator bump`: what changed in the map's code between two versions.",
-        f'from: "{decision_map.version}"',
-        f'to: "{version}"',
-        f"date: {today}",
+        "# `new` is where the code was found; `accept` sets it to the range a person settled on.",
+        f'from: "{from_version}"',
+        f'to: "{to_version}"',
+        f"date: {day}",
         "citations:",
     ]
-    for r in results:
-        new = format_lines(*r.resolved) if r.resolved else "null"
-        lines += [f"  - id: {r.entry.id}",
-                  f"    file: {r.citation.file}",
-                  f'    old: "{format_lines(*r.recorded)}"',
-                  f'    new: {new if new == "null" else chr(34) + new + chr(34)}',
-                  f'    checked_at: "{r.checked_at}"',
-                  f"    status: {r.status}",
-                  f"    claim: {claim_digest(r.entry)}"]
+    for row in rows:
+        lines += [f"  - id: {row.id}", f"    file: {row.file}", f'    old: "{format_lines(*row.old)}"']
+        if row.new:
+            lines.append(f'    new: "{format_lines(*row.new)}"')
+        lines += [f'    checked_at: "{row.checked_at}"', f"    status: {row.status}", f"    claim: {row.claim}"]
     return "\n".join(lines) + "\n"
+
+
+def settled_edition(decision_map: DecisionMap) -> tuple[Path, str] | None:
+    """The latest edition to the map's pin, with the ranges people settled on for its drifted
+    citations (the entry's citation of the same file, in the same order, once checked at the pin).
+    None when there is no such edition or nothing to settle."""
+    edition = next((e for e in reversed(decision_map.editions) if e.to_version == decision_map.version), None)
+    if edition is None:
+        return None
+    seen: dict[tuple[str, str], int] = {}
+    rows, changed = [], False
+    for row in edition.citations:
+        order = seen.get((row.id, row.file), 0)
+        seen[(row.id, row.file)] = order + 1
+        entry = decision_map.entry(row.id)
+        same_file = [c for c in entry.cites if c.file == row.file] if entry else []
+        current = same_file[order] if order < len(same_file) else None
+        if row.status not in ("ok", "moved") and current is not None and current.version in (None, edition.to_version):
+            settled = (current.start, current.end)
+            if settled != row.new:
+                row = EditionCitation(row.id, row.file, row.old, settled, row.checked_at, row.status, row.claim,
+                                      row.line)
+                changed = True
+        rows.append(row)
+    if not changed:
+        return None
+    return edition.path, edition_text(edition.from_version, edition.to_version, edition.date, rows)
 
 
 def review_text(r: Resolution, trees: Trees) -> str:

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from .errors import DecisionMapError, InputError, UsageError
+from .errors import DecisionMapError, InputError, UsageError, display_path
 
 EXAMPLES = """examples:
   python -m generator verify                      check every citation at the pinned version
@@ -39,6 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; nothing was changed", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `verify | head`: the reader has gone, which is no error of ours
+        sys.stderr.close()
+        return 0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -116,6 +119,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="example: python -m generator schema --out schema")
     schema.add_argument("--out", type=Path, default=Path("schema"), metavar="DIR")
     schema.set_defaults(run=_schema)
+    _site_commands(commands)
     return parser
 
 
@@ -164,7 +168,7 @@ def _print_github(results) -> None:
         where = f" now {r.resolved[0]}-{r.resolved[1]}" if r.resolved else ""
         message = (f"{r.entry.id} {r.citation.file}:{r.recorded[0]}-{r.recorded[1]} is {r.status}{where} "
                    f"at {r.target} ({r.symbol or 'top level'}); {advice[r.status]}")
-        print(f"::error file={r.citation.path},line={r.citation.line},title=citation {r.status}::{message}")
+        print(f"::error file={display_path(r.citation.path)},line={r.citation.line},title=citation {r.status}::{message}")
     bad = sum(r.status != "ok" for r in results)
     print(f"{len(results) - bad} of {len(results)} citations ok")
 
@@ -254,9 +258,20 @@ def _accept(args: argparse.Namespace) -> int:
     if unknown:
         raise UsageError(f"no entry has the ID {', '.join(sorted(unknown))}")
     apply_edits(edits)
+    _settle_editions(args.decisions)
     for line in refused:
         print(line, file=sys.stderr)
     return 1 if refused else 0
+
+
+def _settle_editions(decisions: Path) -> None:
+    """Record in the latest edition the ranges people settled on for its drifted citations."""
+    from .bump import settled_edition
+    from .load import load_maps
+    from .rewrite import write_all_atomically
+
+    settled = [s for m in load_maps(decisions) if (s := settled_edition(m))]
+    write_all_atomically(dict(settled))
 
 
 def _schema(args: argparse.Namespace) -> int:
@@ -278,4 +293,66 @@ def _new(args: argparse.Namespace) -> int:
     path, entry_id, symbol = new_entry(args.decisions, args.position, args.map, args.id, args.group)
     print(f"wrote {path}: {entry_id} cites {symbol}; fill in question, decided_by and answer, then "
           "run `make verify`")
+    return 0
+
+
+# --- the site: build (MkDocs) and render (the same pages, as plain files) ------------------------
+
+
+def _site_commands(commands) -> None:
+    build = commands.add_parser(
+        "build", help="verify every citation at the pin and build the site (the old site stays on failure)",
+        description="Load and verify every map, render its pages and build the MkDocs site into a fresh "
+                    "folder, which then replaces the old one. Any bad entry or citation that is not ok "
+                    "fails the build, naming each one, and leaves the previous site as it was.",
+        epilog="example: python -m generator build --site-dir public")
+    build.add_argument("--config", "-f", type=Path, default=Path("mkdocs.yml"), metavar="FILE",
+                       help="the site's MkDocs configuration (default: mkdocs.yml)")
+    build.add_argument("--site-dir", "-d", type=Path, metavar="DIR",
+                       help="where the site goes (default: site_dir of the configuration)")
+    build.add_argument("--quiet", action="store_true", help="only warnings and errors")
+    build.set_defaults(run=_build)
+
+    render = commands.add_parser(
+        "render", help="write the generated Markdown pages into a folder, for any site engine",
+        description="Render every map's pages (gallery, summary, full map, problems, census, extension "
+                    "pages and the Markdown download) as Markdown files, without MkDocs.",
+        epilog="example: python -m generator render --out build/pages")
+    render.add_argument("--decisions", type=Path, default=Path("decisions"), metavar="DIR",
+                        help="folder of maps, or one map folder (default: decisions)")
+    render.add_argument("--pages", type=Path, default=Path("site_src"), metavar="DIR",
+                        help="hand-written pages; extensions/<name>.md gets its overlay (default: site_src)")
+    render.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder to write the pages to")
+    render.add_argument("--quiet", action="store_true", help="no progress display")
+    render.set_defaults(run=_render)
+
+
+def _build(args: argparse.Namespace) -> int:
+    import logging
+    import os
+
+    from .build import build_site
+
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # Material's banner; DESIGN.md covers the engine's future
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
+    logging.getLogger("mkdocs").addHandler(handler)
+    logging.getLogger("mkdocs").setLevel(logging.WARNING if args.quiet else logging.INFO)
+    site = build_site(args.config, args.site_dir, quiet=args.quiet)
+    print(f"site built in {site}")
+    return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    from .render import render_folder
+
+    site = render_folder(args.decisions, args.pages if args.pages.is_dir() else None, quiet=args.quiet)
+    out = args.out.resolve()
+    for path, text in site.pages.items():
+        target = (out / path).resolve()
+        if not target.is_relative_to(out):  # page paths come from folder and extension names
+            raise UsageError(f"{path}: would be written outside {out}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    print(f"wrote {len(site.pages)} files to {args.out}")
     return 0

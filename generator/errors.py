@@ -23,7 +23,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = f"{_display(self.path)}:{self.line}" if self.line else _display(self.path)
+        where = f"{display_path(self.path)}:{self.line}" if self.line else display_path(self.path)
         return f"{where}: {self.message}"
 
 
@@ -43,7 +43,7 @@ class UsageError(DecisionMapError):
     """The command line asked for something that cannot be done."""
 
 
-def _display(path: Path) -> str:
+def display_path(path: Path) -> str:
     """Show a path relative to the working directory when it lies under it."""
     try:
         return str(Path(path).resolve().relative_to(Path.cwd().resolve()))

@@ -99,7 +99,9 @@ def fetch_tree(decision_map: DecisionMap, version: str, *, quiet: bool = False) 
     key = _source_key(decision_map)
     root = cache_root()
     final = root / "trees" / key / version
-    tree = _open(final, version)
+    # The pin's commit holds for the pinned version only; a cached tree of another commit is stale.
+    pin_commit = source.git.commit if source.git is not None and version == decision_map.version else None
+    tree = _open(final, version, pin_commit)
     if tree is not None:
         return tree
     lock_path = root / "locks" / f"{key}-{version}.lock"
@@ -111,7 +113,7 @@ def fetch_tree(decision_map: DecisionMap, version: str, *, quiet: bool = False) 
     from filelock import FileLock  # imported here: a warm run never needs it
 
     with FileLock(str(lock_path)):
-        tree = _open(final, version)  # another process may have finished while we waited
+        tree = _open(final, version, pin_commit)  # another process may have finished while we waited
         if tree is not None:
             return tree
         for stale in final.parent.glob(f".tmp-{version}-*"):
@@ -120,12 +122,12 @@ def fetch_tree(decision_map: DecisionMap, version: str, *, quiet: bool = False) 
         try:
             with _Progress(quiet) as progress:
                 if source.git is not None:
-                    pin_commit = source.git.commit if version == decision_map.version else None
-                    _fetch_git(source.git, version, pin_commit, staging, progress)
+                    commit = _fetch_git(source.git, version, pin_commit, staging, progress)
                 else:
+                    commit = None
                     _fetch_npm(source.npm, version, staging, progress)
-            _write_manifest(staging, version)
-            if final.exists():  # a corrupt entry we are replacing
+            _write_manifest(staging, version, commit)
+            if final.exists():  # a corrupt or stale entry we are replacing
                 shutil.rmtree(final)
             os.rename(staging, final)
         except OSError as err:
@@ -138,7 +140,7 @@ def fetch_tree(decision_map: DecisionMap, version: str, *, quiet: bool = False) 
             shutil.rmtree(staging, ignore_errors=True)
             raise
         _record_history(root, key, version, final)
-    tree = _open(final, version)
+    tree = _open(final, version, pin_commit)
     if tree is None:
         raise FetchError(f"the fetched tree at {final} failed its own digest check")
     return tree
@@ -156,7 +158,7 @@ def refetch(decision_map: DecisionMap, version: str, *, quiet: bool = False) -> 
 def _source_key(decision_map: DecisionMap) -> str:
     source = decision_map.source
     if source.git is not None:
-        ident = {"git": source.git.url}
+        ident = {"git": source.git.url, "ref": source.git.ref}
         label = "git"
     else:
         ident = {"npm": sorted([p.package, p.path] for p in source.npm)}
@@ -165,11 +167,13 @@ def _source_key(decision_map: DecisionMap) -> str:
     return f"{decision_map.name}-{label}-{digest}"
 
 
-def _open(final: Path, version: str) -> SourceTree | None:
-    """The cached tree, or None when absent, unfinished or tampered with (sizes and digest)."""
+def _open(final: Path, version: str, commit: str | None = None) -> SourceTree | None:
+    """The cached tree, or None when absent, unfinished, or not of ``commit`` (when given)."""
     try:
         manifest = json.loads((final / MANIFEST).read_text())
         if manifest.get("format") != FORMAT or manifest.get("version") != version:
+            return None
+        if commit and not str(manifest.get("commit")).startswith(commit):
             return None
         files = manifest["files"]  # each file's digest is checked when it is first read
     except (OSError, ValueError, KeyError, TypeError):
@@ -177,7 +181,7 @@ def _open(final: Path, version: str) -> SourceTree | None:
     return SourceTree(final, version, files)
 
 
-def _write_manifest(staging: Path, version: str) -> None:
+def _write_manifest(staging: Path, version: str, commit: str | None = None) -> None:
     files = {}
     for full in sorted(staging.rglob("*")):
         if full.is_file() and not full.is_symlink() and ".git" not in full.relative_to(staging).parts:
@@ -186,15 +190,17 @@ def _write_manifest(staging: Path, version: str) -> None:
                                                            "sha256": hashlib.sha256(data).hexdigest()}
     if not files:
         raise FetchError("the fetched source holds no files")
-    (staging / MANIFEST).write_text(json.dumps({"format": FORMAT, "version": version, "files": files},
-                                               indent=0, sort_keys=True))
+    (staging / MANIFEST).write_text(json.dumps({"format": FORMAT, "version": version, "commit": commit,
+                                                "files": files}, indent=0, sort_keys=True))
 
 
 # --- npm -------------------------------------------------------------------------------------
 
 
 def _npm(args: list[str], what: str) -> str:
-    command = [os.environ.get("DECISION_MAP_NPM", "npm"), *args]
+    # npm's default back-off waits about a minute before it calls a registry unreachable
+    command = [os.environ.get("DECISION_MAP_NPM", "npm"), *args, "--fetch-retries=2",
+               "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=4000"]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     except FileNotFoundError:
@@ -302,7 +308,8 @@ def _rebuild_sources(tarball: Path, destination: Path, spec: str) -> int:
 # --- git -------------------------------------------------------------------------------------
 
 
-def _fetch_git(pin: GitPin, version: str, pin_commit: str | None, staging: Path, progress: "_Progress") -> None:
+def _fetch_git(pin: GitPin, version: str, pin_commit: str | None, staging: Path, progress: "_Progress") -> str:
+    """Check out ``pin`` at ``version`` into ``staging``; returns the commit's hash."""
     import git
 
     ref = pin.ref.replace("{version}", version)
@@ -325,6 +332,7 @@ def _fetch_git(pin: GitPin, version: str, pin_commit: str | None, staging: Path,
         for item in checkout.iterdir():
             if item.name != ".git":
                 shutil.move(str(item), staging / item.name)
+        return commit
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
 

@@ -15,7 +15,8 @@ import yaml
 
 from . import schema
 from .errors import InputError, Problem
-from .model import (Citation, DecisionMap, Entry, Failure, GitPin, Group, NpmPackage, Overlay,
+from .model import (Citation, DecisionMap, Edition, EditionCitation, Entry, Failure, GitPin, Group,
+                    NpmPackage, Overlay,
                     OverlayChange, Review, Section, Side, Source, Span, Upstream)
 
 PLACEHOLDER = "TODO"  # what `new` writes where a person must write; never valid
@@ -27,6 +28,9 @@ _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]*)[^)]*\)")
 _AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]*:[^>\s]*)>")
 _CODE_SPAN = re.compile(r"`[^`]*`")
 _SCHEME = re.compile(r"\b(javascript|data|vbscript|file):", re.IGNORECASE)
+# The tags YAML gives plain values by itself; any other (explicit) tag is refused.
+_PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "timestamp", "seq",
+                                                   "map", "value", "merge")}
 
 
 def find_map_folders(decisions: Path) -> list[Path]:
@@ -79,6 +83,8 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None) ->
         entries.append(entry)
     overlays = [o for p in sorted((folder / "extensions").glob("*.yaml"))
                 if (o := _load_overlay(p, problems))] if (folder / "extensions").is_dir() else []
+    editions = [e for p in sorted((folder / "editions").glob("*.yaml"))
+                if (e := _load_edition(p, problems))] if (folder / "editions").is_dir() else []
     if head is None:
         return None
     values, lines = head
@@ -96,7 +102,8 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None) ->
         groups=tuple(Group(g["id"], g["title"], g.get("about")) for g in values.get("groups", [])),
         sections=tuple(Section(s["title"], tuple(s["ids"])) for s in values.get("sections", [])),
         checked=values.get("checked"),
-        entries=tuple(sorted(entries, key=entry_order)), overlays=tuple(overlays), path=map_path)
+        entries=tuple(sorted(entries, key=entry_order)), overlays=tuple(overlays), path=map_path,
+        editions=tuple(sorted(editions, key=lambda e: (e.date, _version_key(e.to_version)))))
 
 
 def entry_order(entry: Entry) -> tuple[str, int]:
@@ -154,10 +161,25 @@ def _citation(path: Path, raw: dict, line: int) -> Citation:
     lines_node = next(v for k, v in node.value if k.value == "lines")
     block = node.flow_style is False or not node.flow_style
     return Citation(file=str(pure), start=start, end=end, version=raw.get("version"),
-                    accepted=raw.get("accepted"), note=raw.get("note"), path=path, line=line,
+                    note=raw.get("note"), path=path, line=line,
                     lines_span=Span(lines_node.start_mark.index, lines_node.end_mark.index),
                     mapping_span=Span(node.start_mark.index, node.end_mark.index),
                     mapping_indent=node.start_mark.column if block else None)
+
+
+def _load_edition(path: Path, problems: list[Problem]) -> Edition | None:
+    loaded = _validated(path, schema.EDITION, problems)
+    if loaded is None:
+        return None
+    values, lines = loaded
+    return Edition(values["from"], values["to"], values["date"], tuple(
+        EditionCitation(c["id"], c["file"], c["old"], c.get("new"), c["checked_at"], c["status"], c["claim"],
+                        lines[("citations", i)])
+        for i, c in enumerate(values["citations"])), path)
+
+
+def _version_key(version: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"[.+-]", version))
 
 
 def _load_overlay(path: Path, problems: list[Problem]) -> Overlay | None:
@@ -205,8 +227,9 @@ def _parse(path: Path, problems: list[Problem]) -> yaml.Node | None:
         problems.append(Problem(path, 0, f"cannot read: {err.strerror}"))
         return None
     if len(data) > MAX_FILE_BYTES:
-        problems.append(Problem(path, 0, f"file is {len(data):,} bytes; an entry must stay under "
-                                f"{MAX_FILE_BYTES:,} bytes"))
+        # Named at the line where the limit is passed: that is where the huge value sits.
+        problems.append(Problem(path, data[:MAX_FILE_BYTES].count(b"\n") + 1, f"file is {len(data):,} bytes; "
+                                f"an entry must stay under {MAX_FILE_BYTES:,} bytes; shorten this line's value"))
         return None
     try:
         text = data.decode("utf-8")
@@ -226,10 +249,34 @@ def _parse(path: Path, problems: list[Problem]) -> yaml.Node | None:
         return None
     try:
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        if "&" in text or "*" in text:  # refuse anchors from the events, before any graph (alias bombs)
+            shared = next((e for e in yaml.parse(text, Loader=loader)
+                           if isinstance(e, yaml.AliasEvent) or getattr(e, "anchor", None)), None)
+            if shared is not None:
+                problems.append(Problem(path, shared.start_mark.line + 1, "YAML anchors and aliases (&, *) are "
+                                        "not allowed; write the value out"))
+                return None
         nodes = list(yaml.compose_all(text, Loader=loader))
+    except RecursionError:  # the pure-Python composer recurses; libyaml has its own limit
+        prefixes = [len(re.match(r"[\s?:-]*", ln).group()) for ln in text.splitlines()]
+        problems.append(Problem(path, prefixes.index(max(prefixes)) + 1, "nested too deeply; entries never nest "
+                                f"deeper than {MAX_DEPTH} levels"))
+        return None
+    except yaml.reader.ReaderError as err:  # a raw control character: the reader gives no line
+        char = chr(err.character) if isinstance(err.character, int) else str(err.character)
+        at = text.find(char) if char else -1
+        problems.append(Problem(path, text.count("\n", 0, at) + 1 if at >= 0 else 0,
+                                f"holds the control character U+{ord(char[:1] or ' '):04X}; remove it"))
+        return None
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         what = err.problem or "invalid YAML"
+        if mark is not None and mark.line >= len(text.splitlines()) and err.context_mark is not None:
+            # The end of the file: what was left open (a quote, a bracket) starts at the context mark.
+            mark = err.context_mark
+            what += f" ({err.context} that starts on this line; close it)" if err.context else ""
+        if "nesting depth" in what:
+            what += f"; entries never nest deeper than {MAX_DEPTH} levels"
         if "\t" in text and "tab" in what.lower() or (mark and "\t" in text.splitlines()[mark.line][: mark.column + 1]
                                                       if mark and mark.line < len(text.splitlines()) else False):
             what += " (YAML does not allow tabs for indentation; indent with spaces)"
@@ -258,10 +305,17 @@ def _bracket_depth(text: str) -> int:
 
 
 def depth_line(text: str) -> int:
+    """The line where the nesting passes MAX_DEPTH: by brackets, or by the indentations seen so far."""
     depth = 0
+    indents: set[int] = set()
     for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            indents.add(len(line) - len(line.lstrip(" ")))
+            if len(indents) > MAX_DEPTH:
+                return number
         for char in line:
             depth += char in "[{"
+            depth -= char in "]}" and depth > 0
             if depth > MAX_DEPTH:
                 return number
     return 1
@@ -287,6 +341,10 @@ class _Checker:
         self._seen.add(id(node))
         self.lines[where] = node.start_mark.line + 1
         name = ".".join(str(w) for w in where) or "the file"
+        if node.tag not in _PLAIN_TAGS:  # !!python/object, !!binary, !custom: never plain data
+            self.fail(node, f"{name} has the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')}; tags are "
+                      "not allowed, write a plain value")
+            return None
         if isinstance(spec, schema.Record):
             return self._record(node, spec, where, name)
         if isinstance(spec, schema.ListOf):
@@ -359,7 +417,8 @@ class _Checker:
     def _scalar(self, node: yaml.ScalarNode, spec: schema.Spec, name: str) -> Any:
         value = _construct(node)
         if isinstance(spec, schema.Integer):
-            if isinstance(value, bool) or not isinstance(value, int) or value < spec.minimum:
+            if isinstance(value, bool) or not isinstance(value, int) or value < spec.minimum \
+                    or not re.fullmatch(r"[0-9]+", node.value.strip()):  # 0x10 or 12:30 are no issue numbers
                 self.fail(node, f"{name} must be a whole number of at least {spec.minimum}, not {node.value!r}")
                 return None
             return value
@@ -382,7 +441,7 @@ class _Checker:
             return text
         assert isinstance(spec, schema.Text)
         if not text.strip():
-            self.fail(node, f"{name} is empty")
+            self.fail(node, f"{name} is empty; write it, or remove the key")
             return None
         if len(text) > spec.max_length:
             self.fail(node, f"{name} is {len(text):,} characters; keep it under {spec.max_length:,}")
@@ -407,7 +466,8 @@ class _Checker:
         return text
 
     def _line_range(self, node: yaml.ScalarNode, value: Any, name: str) -> tuple[int, int] | None:
-        text = str(value).strip() if not isinstance(value, bool) else ""
+        # As written, not as YAML 1.1 reads it: 010 is line 10 (not octal 8), 6:8 is not 368, 0x6 is wrong.
+        text = node.value.strip() if not isinstance(value, bool) else ""
         match = re.fullmatch(r"(-?[0-9]+)(?:\s*-\s*(-?[0-9]+))?", text)
         if not match:
             self.fail(node, f"{name} must be a line (42) or a range (658-681), not {node.value!r}")

@@ -22,7 +22,6 @@ class Citation:
     start: int
     end: int
     version: str | None  # the version it was checked at; None means the map's pinned version
-    accepted: str | None  # a person accepted its changed code as re-read at this version
     note: str | None
     path: Path  # the YAML file
     line: int  # 1-based line of the citation in the YAML file
@@ -160,6 +159,35 @@ class Overlay:
 
 
 @dataclass(frozen=True)
+class EditionCitation:
+    """One citation's fate in a bump. Ranges are 1-based, inclusive."""
+
+    id: str
+    file: str
+    old: tuple[int, int]
+    new: tuple[int, int] | None
+    checked_at: str
+    status: str
+    claim: str  # digest of the entry's claim when it was bumped
+    line: int
+
+
+@dataclass(frozen=True)
+class Edition:
+    """A bump of a map from one version to another, and what it found."""
+
+    from_version: str
+    to_version: str
+    date: str
+    citations: tuple[EditionCitation, ...]
+    path: Path
+
+    @property
+    def slug(self) -> str:
+        return f"{self.from_version}-to-{self.to_version}"
+
+
+@dataclass(frozen=True)
 class DecisionMap:
     name: str  # the folder name, e.g. "pi"
     folder: Path
@@ -174,6 +202,7 @@ class DecisionMap:
     entries: tuple[Entry, ...] = field(default=())
     overlays: tuple[Overlay, ...] = field(default=())
     path: Path = Path()
+    editions: tuple[Edition, ...] = field(default=())  # oldest first
 
     @property
     def decisions(self) -> tuple[Entry, ...]:

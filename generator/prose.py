@@ -26,7 +26,8 @@ _SITE_TABLE = str.maketrans(_SITE_ESCAPES)
 _MARKDOWN_ESCAPES = {ch: "\\" + ch for ch in "\\`*_{}[]#+!|~^=$"}
 _MARKDOWN_ESCAPES.update({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 _MARKDOWN_TABLE = str.maketrans(_MARKDOWN_ESCAPES)
-_BLOCK_START = re.compile(r"^(\s*)(\d+)([.)])(?=\s|$)|^(\s*)([-:])(?=\s|$)")  # would start a list or similar
+# what would open a list, a rule ("---") or a definition at the start of a paragraph
+_BLOCK_START = re.compile(r"^(\s*)(\d+)([.)])(?=\s|$)|^(\s*)([-:])")
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def parse(text: str) -> tuple[Span, ...]:
 
 def site_text(text: str) -> str:
     """Plain text for a Markdown page of the site: every character that could be syntax is an entity."""
-    return _guard_block_start(str(text).translate(_SITE_TABLE), site=True)
+    return _guard_block_start(" ".join(str(text).split()).translate(_SITE_TABLE), site=True)
 
 
 def site_inline(text: str) -> str:
@@ -107,7 +108,7 @@ def _attribute(value: str) -> str:
 
 def markdown_text(text: str) -> str:
     """Plain text as Markdown that any reader shows exactly as written."""
-    return _guard_block_start(str(text).translate(_MARKDOWN_TABLE), site=False)
+    return _guard_block_start(" ".join(str(text).split()).translate(_MARKDOWN_TABLE), site=False)
 
 
 def markdown_inline(text: str) -> str:
@@ -145,7 +146,7 @@ def _markdown_spans(spans) -> str:
 
 
 def _guard_block_start(line: str, *, site: bool) -> str:
-    """Keep a paragraph from opening a list ("1. ", "- ") or a definition (": ")."""
+    """Keep a paragraph from opening a list ("1. ", "- "), a rule ("---") or a definition (": ")."""
     match = _BLOCK_START.match(line)
     if not match:
         return line

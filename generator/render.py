@@ -197,6 +197,12 @@ class MapView:
         dates = [d for d in (self.map.checked, self.census.last_reviewed, self.census.last_upstream_check) if d]
         return max(dates) if dates else None
 
+    @property
+    def git_ref(self) -> str | None:
+        """The git ref of the pin, with the version filled in (None for an npm source)."""
+        git = self.map.source.git
+        return git.ref.replace("{version}", self.map.version) if git else None
+
     def href(self, entry_id: str) -> str:
         """Where an entry's card is, relative to the map's folder."""
         card = self.cards.get(entry_id)
@@ -309,7 +315,7 @@ def site_nav(maps: list[DecisionMap], pages: Iterable[str], hand_written: Iterab
     nav: list = [{"Home": "index.md"}]
     for decision_map in maps:
         name = decision_map.name
-        items = [(f"{decision_map.title}", f"{name}/index.md"), ("The full map", f"{name}/map.md"),
+        items = [("Summary", f"{name}/index.md"), ("The full map", f"{name}/map.md"),
                  ("Problems in the code", f"{name}/problems.md"), ("Census", f"{name}/census.md")]
         nav.append({decision_map.title: [{title: path} for title, path in items if path in pages]})
     extensions = sorted({p for p in list(pages) + list(hand_written) if p.startswith("extensions/")})

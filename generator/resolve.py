@@ -7,6 +7,7 @@ the cited lines inside it, and a fingerprint of the cited text. Tree-sitter rows
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from dataclasses import dataclass
@@ -339,6 +340,8 @@ def place(anchor: Anchor, source: SourceFile, target: SourceFile | None) -> Plac
             chosen = pool[0]
         elif len(alike) == 1:
             chosen = alike[0]
+        elif (closest := _by_context(source, anchor, target, pool)) is not None:
+            chosen = closest
         elif len(pool) == anchor.occurrences and pool is inside:
             chosen = pool[anchor.occurrence]
         else:
@@ -353,6 +356,45 @@ def place(anchor: Anchor, source: SourceFile, target: SourceFile | None) -> Plac
     if anchor.parts and not any(target.declarations(part) for part in anchor.parts):
         return Placement("missing", None, anchor.display)  # every declaration the range spans is gone
     return Placement("changed", _best_rows(anchor, source, target, scopes), anchor.display)
+
+
+def _by_context(source: SourceFile, anchor: Anchor, target: SourceFile,
+                pool: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The one place whose neighbouring lines match the cited code's neighbours best on both sides,
+    if one does (as patch(1) places a hunk): lines are compared outwards, whitespace aside, blank
+    lines skipped. When one place wins above and another below, nothing decides."""
+    above, below = _around(source, anchor.first + anchor.lead, anchor.last - anchor.trail)
+    scores = []
+    for rows in pool:
+        new_above, new_below = _around(target, *rows)
+        scores.append((_common(above, new_above), _common(below, new_below)))
+    best = (max(a for a, _ in scores), max(b for _, b in scores))
+    return pool[scores.index(best)] if sum(best) > 0 and scores.count(best) == 1 else None
+
+
+_CONTEXT = 30  # non-blank lines compared on each side of a place
+
+
+def _around(source: SourceFile, first: int, last: int) -> tuple[list[str], list[str]]:
+    """The non-blank lines without whitespace above row ``first`` (nearest first) and below ``last``."""
+    text, rows, positions, _, _ = source.squeezed()
+    start, end = bisect.bisect_left(rows, first), bisect.bisect_right(rows, last)
+
+    def bare(k: int) -> str:
+        return text[positions[k]:positions[k + 1] if k + 1 < len(positions) else len(text)]
+
+    return ([bare(k) for k in range(start - 1, max(start - 1 - _CONTEXT, -1), -1)],
+            [bare(k) for k in range(end, min(end + _CONTEXT, len(rows)))])
+
+
+def _common(old: list[str], new: list[str]) -> int:
+    """How many leading items two lists share."""
+    count = 0
+    for a, b in zip(old, new):
+        if a != b:
+            break
+        count += 1
+    return count
 
 
 def _scopes(anchor: Anchor, target: SourceFile) -> list[tuple[int, int]]:

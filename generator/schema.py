@@ -74,8 +74,6 @@ CITATION = Record(
         "lines": LineRange(doc="1-based inclusive range `A-B`, or one line `N`."),
         "version": Text(pattern=VERSION_PATTERN, doc="The version this citation was last checked at "
                         "(default: the map's version)."),
-        "accepted": Text(pattern=VERSION_PATTERN, doc="A person re-read this citation's changed code at "
-                         "this version and the claim still holds; verify then takes the new code as checked."),
         "note": Text(prose=True, doc="What this citation shows, when an entry has several."),
     },
     required=("file", "lines"),
@@ -219,6 +217,31 @@ OVERLAY = Record(
         "changes": ListOf(item=OVERLAY_CHANGE, min_items=1),
     },
     required=("extension", "changes"),
+)
+
+
+EDITION_CITATION = Record(
+    fields={
+        "id": Text(pattern=ID_PATTERN),
+        "file": Text(),
+        "old": LineRange(doc="The range at the earlier version."),
+        "new": LineRange(doc="The range at the later version, when one was found (or set by a person)."),
+        "checked_at": Text(pattern=VERSION_PATTERN, doc="The version the citation was checked at."),
+        "status": Choice(options=("ok", "moved", "changed", "missing", "ambiguous")),
+        "claim": Text(pattern=r"^[0-9a-f]{12}$", doc="Digest of the entry's claim at the bump."),
+    },
+    required=("id", "file", "old", "checked_at", "status", "claim"),
+)
+
+EDITION = Record(
+    doc="What changed in a map's code between two versions; written by `bump`.",
+    fields={
+        "from": Text(pattern=VERSION_PATTERN),
+        "to": Text(pattern=VERSION_PATTERN),
+        "date": Text(pattern=DATE_PATTERN),
+        "citations": ListOf(item=EDITION_CITATION),
+    },
+    required=("from", "to", "date", "citations"),
 )
 
 

@@ -31,6 +31,14 @@ def cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPa
     return folder
 
 
+@pytest.fixture(scope="session")
+def pi_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache of real pi trees for the whole session (tests that need the registry share it)."""
+    folder = tmp_path_factory.getbasetemp() / "pi-cache"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 # --- resolving text directly ------------------------------------------------------------------
 
 

@@ -7,6 +7,7 @@ import base64
 import hashlib
 import io
 import json
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -15,7 +16,7 @@ from pathlib import Path
 import git
 import pytest
 
-from conftest import ACTOR, assert_clean_failure, entry_yaml, make_project, run_cli, run_main
+from conftest import ACTOR, ROOT, assert_clean_failure, entry_yaml, make_project, run_cli, run_main
 from generator.fetch import MANIFEST, cache_root, fetch_tree, history_path
 from generator.load import load_maps
 
@@ -83,6 +84,28 @@ def test_git_tag_moved_away_from_the_pinned_commit(tmp_path: Path) -> None:
     assert line.startswith(f"error: {project.url} at v1 ")
 
 
+def test_git_pin_updated_to_the_moved_tag_is_fetched_again(tmp_path: Path, capsys) -> None:
+    # A person checks the moved tag and records its new commit: the cached tree of the old commit
+    # must not be used for it.
+    project = two_versions(tmp_path)
+    project.write_map("1", commit=project.commits["1"])
+    assert run_main(capsys, "verify", "--decisions", project.decisions, "--quiet").code == 0
+    repo = git.Repo(project.upstream)
+    (project.upstream / "src" / "a.ts").write_text("// moved tag\n" + SOURCE)
+    repo.git.add("--all")
+    moved = repo.index.commit("rewrite", author=ACTOR, committer=ACTOR)
+    repo.create_tag("v1", ref=moved, force=True)
+    project.write_map("1", commit=moved.hexsha)
+    [demo] = load_maps(project.decisions)
+    assert fetch_tree(demo, "1", quiet=True).read("src/a.ts").startswith(b"// moved tag\n")
+    # And a changed ref pattern is another source altogether.
+    project.write_map("1", ref="v{version}", commit=None)
+    repo.create_tag("release-1", ref=project.commits["1"])
+    project.write_map("1", ref="release-{version}")
+    [demo] = load_maps(project.decisions)
+    assert fetch_tree(demo, "1", quiet=True).read("src/a.ts") == SOURCE.encode()
+
+
 def test_git_repository_that_cannot_be_reached(tmp_path: Path) -> None:
     project = two_versions(tmp_path)
     project.url = (tmp_path / "no-such-repo").as_uri()
@@ -100,8 +123,6 @@ def test_cache_is_reused_without_the_source(tmp_path: Path, capsys: pytest.Captu
     trees = list((cache_root() / "trees").glob("*/*"))
     assert sorted(t.name for t in trees) == ["1", "2"]
     # The repository goes away (no network): both versions still verify from the cache.
-    import shutil
-
     shutil.rmtree(project.upstream)
     run = run_main(capsys, "verify", "--decisions", project.decisions, "--target", "2", "--format", "json")
     assert run.code == 1 and run.json()["citations"][0]["status"] == "moved"
@@ -152,8 +173,6 @@ def test_two_processes_fetching_at_once(tmp_path: Path) -> None:
     project = two_versions(tmp_path)
     command = [sys.executable, "-m", "generator", "verify", "--decisions", str(project.decisions),
                "--target", "2", "--format", "json", "--quiet"]
-    from conftest import ROOT
-
     runs = [subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             for _ in range(3)]
     results = [(r.wait(timeout=120), r.stdout.read(), r.stderr.read()) for r in runs]

@@ -162,3 +162,24 @@ def test_fix_refuses_bad_input_and_changes_nothing(project) -> None:
     assert run.code == 2 and "Traceback" not in run.stderr
     assert run.stderr.splitlines()[-1] == "1 problem(s) found; nothing was changed"
     assert {p: p.read_bytes() for p in project.folder.glob("*.yaml") if p.name != "D3.yaml"} == before
+
+
+HEAD = "id: {}\nquestion: q\ndecided_by: code\nanswer: a\n"
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ("cites: [{file: src/config.ts, lines: 2}, {file: src/config.ts,\n    lines: '1-4'}]\n",
+     "cites: [{file: src/config.ts, lines: 3, version: \"2\"}, {file: src/config.ts,\n"
+     "    lines: '2-5', version: \"2\"}]\n"),
+    ("cites:\n  - lines: 3\n    file: src/config.ts\n  -   file: src/config.ts\n      lines: 2 # x\n      note: n\n",
+     "cites:\n  - lines: 4\n    version: \"2\"\n    file: src/config.ts\n  -   file: src/config.ts\n"
+     "      lines: 3 # x\n      version: \"2\"\n      note: n\n"),
+    ("cites:\n- file: src/config.ts\n  lines: 2\n- {file: src/config.ts, version: '1', lines: 3}",
+     "cites:\n- file: src/config.ts\n  lines: 3\n  version: \"2\"\n- {file: src/config.ts, version: \"2\", lines: 4}"),
+], ids=["flow-list", "keys-in-any-order", "unindented-list-no-final-newline"])
+def test_fix_in_every_yaml_layout(tmp_path, capsys, before, after) -> None:
+    project = make_project(tmp_path, {"1": {"src/config.ts": CONFIG}, "2": {"src/config.ts": CONFIG_2}},
+                           {"D1": HEAD.format("D1") + before})
+    assert run_main(capsys, "fix", "--decisions", project.decisions, "--target", "2").code == 0
+    assert project.entry("D1").read_text() == HEAD.format("D1") + after
+    assert run_main(capsys, "verify", "--decisions", project.decisions, "--target", "2").code == 0

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import git
 import pytest
 
-from conftest import assert_clean_failure, entry_yaml, make_project, run_cli, run_main
+from conftest import entry_yaml, make_project, run_cli, run_main
 from generator import InputError, load_maps
 
 MAP = """title: Demo map
@@ -139,7 +140,7 @@ def test_unknown_key_says_what_was_meant(folder: Path) -> None:
 def test_unknown_key_with_nothing_close_lists_the_allowed_ones(folder: Path) -> None:
     write(folder, "D2.yaml", entry_yaml("D2", "  - file: a.ts\n    lines: 4\n    zzz: 1\n"))
     assert problems(folder) == ["D2.yaml:8: unknown key 'zzz' in cites.0; allowed: file, lines, version, "
-                                "accepted, note"]
+                                "note"]
 
 
 def test_missing_fields(folder: Path) -> None:
@@ -259,7 +260,7 @@ def test_unsafe_prose(folder: Path) -> None:
 
 
 def test_all_problems_in_one_run_through_the_command_line(folder: Path) -> None:
-    write(folder, "D2.yaml", "id: D2\nquestion: [unclosed\n")
+    write(folder, "D2.yaml", "id: D2\nquestion: [unclosed\ndecided_by: code\n")
     write(folder, "D3.yaml", entry_yaml("D3", [("a.ts", "5-2")]))
     write(folder, "D4.yaml", entry_yaml("D4", [("/abs.ts", 1)]).replace("decided_by", "decidedby"))
     run = run_cli("verify", "--decisions", folder.parent, cwd=folder.parent.parent)
@@ -295,8 +296,6 @@ def test_citations_that_do_not_fit_the_tree_at_the_pin(tmp_path: Path, capsys: p
     # A symbolic link in the upstream repository, pointing out of the tree.
     repo_link = project.upstream / "src" / "evil.ts"
     os.symlink(outside, repo_link)
-    import git
-
     repo = git.Repo(project.upstream)
     repo.git.add("--all")
     repo.git.commit("-m", "link", env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@l",

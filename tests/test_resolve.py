@@ -1,8 +1,9 @@
 """The resolver, one small TypeScript fixture per citation shape pi's own map uses.
 
 Each shape is resolved against edited copies of itself: unchanged, moved, re-indented, changed,
-deleted, and duplicated (once where nothing decides, once where the anchor does). Ranges are
-1-based and inclusive, as in the YAML.
+deleted, and duplicated (where nothing decides, where the anchor's declaration does, where the
+neighbouring lines do). Ranges are 1-based and inclusive, as in the YAML. The last tests go end to
+end: a git repository with two tagged versions, through `python -m generator verify`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import entry_yaml, make_project, resolve_text, run_cli, text_lines
 
@@ -91,9 +94,7 @@ export function settingsPath(home: string): string {
     declaration=(5, 9),
 )
 
-SUB_BLOCK = Shape(
-    name="sub-block inside a long function",
-    source="""export async function runTurn(session: Session, input: string): Promise<Result> {
+RUN_TURN = """export async function runTurn(session: Session, input: string): Promise<Result> {
 \tconst started = Date.now();
 \tlet attempts = 0;
 \tconst messages = [...session.history, { role: "user", content: input }];
@@ -111,14 +112,17 @@ SUB_BLOCK = Shape(
 \t}
 \tthrow new Error("no reply after 3 attempts");
 }
-""",
+"""
+
+SUB_BLOCK = Shape(
+    name="sub-block inside a long function",
+    source=RUN_TURN,
     lines=(8, 11),
     symbol="runTurn",
     change=('"length"', '"max_tokens"'),
-    delete=None,  # the whole file: set below
+    delete=RUN_TURN,  # the function is the whole file
     declaration=(1, 18),
 )
-SUB_BLOCK = Shape(**{**SUB_BLOCK.__dict__, "delete": SUB_BLOCK.source})
 
 TWO_LINES_IN_METHOD = Shape(
     name="two lines inside a method",
@@ -349,10 +353,22 @@ def test_file_deleted_is_missing(shape: Shape) -> None:
 
 @by_shape
 def test_duplicated_where_nothing_decides_is_ambiguous(shape: Shape) -> None:
-    # The same declaration(s) again, under the same names: anchor and fingerprint match twice.
-    twin = text_lines(shape.source, shape.declaration)
-    outcome = resolve_text(shape.source, shape.source + "\n" + twin + "\n", shape.lines)
+    # The whole file twice: the same names, the same code, the same lines around it.
+    outcome = resolve_text(shape.source, shape.source + shape.source, shape.lines)
     assert outcome == ("ambiguous", None, shape.symbol)
+
+
+@by_shape
+def test_duplicated_where_the_surrounding_lines_decide(shape: Shape) -> None:
+    # The same declaration(s) again, under the same names: only the original still has the cited
+    # code's neighbours (here, a first line) around it.
+    source = "// first\n" + shape.source
+    lines = shifted(shape.lines, 1)
+    twin = text_lines(shape.source, shape.declaration)
+    outcome = resolve_text(source, source + "\n" + twin + "\n", lines)
+    assert outcome == ("ok", lines, shape.symbol)
+    outcome = resolve_text(source, twin + "\n\n" + source, lines)
+    assert outcome == ("moved", shifted(lines, twin.count("\n") + 2), shape.symbol)
 
 
 @by_shape
@@ -413,9 +429,15 @@ def test_same_lines_twice_in_one_method_keep_their_order() -> None:
     new = old.replace("\t\tlog();\n", "\t\tlog();\n\t\tlog();\n")
     assert resolve_text(old, new, (3, 4)) == ("ok", (3, 4), "A.run")
     assert resolve_text(old, new, (6, 7)) == ("moved", (7, 8), "A.run")
-    # A third copy: which one was meant can no longer be told.
+    # A third copy: the lines around each tell which one was meant.
     third = old.replace("\t\tlog();\n", "\t\tstep();\n\t\tcheck();\n\t\tlog();\n")
-    assert resolve_text(old, third, (6, 7)) == ("ambiguous", None, "A.run")
+    assert resolve_text(old, third, (6, 7)) == ("moved", (8, 9), "A.run")
+    # The first pair: one place has its neighbours above, another those below; nothing decides.
+    assert resolve_text(old, third, (3, 4)) == ("ambiguous", None, "A.run")
+    # Three pairs in a row, where there were two with a line between: the last one still ends the
+    # method, as the cited one did.
+    alike = old.replace("\t\tlog();\n", "\t\tstep();\n\t\tcheck();\n")
+    assert resolve_text(old, alike, (6, 7)) == ("moved", (7, 8), "A.run")
 
 
 def test_same_lines_in_a_sibling_method_do_not_confuse() -> None:
@@ -488,7 +510,7 @@ def test_verify_json_end_to_end(tmp_path) -> None:
           "src/settings.ts": WHOLE_FUNCTION.source.replace(*WHOLE_FUNCTION.change),  # changed
           "src/turn.ts": SUB_BLOCK.source.replace("\t", "  "),  # re-indented: ok
           "src/errors.ts": THREE_SIBLINGS.source.replace(THREE_SIBLINGS.delete, ""),  # missing
-          "src/compact.ts": FROM_DOC_COMMENT.source + "\n" + text_lines(FROM_DOC_COMMENT.source, (3, 9)) + "\n"}
+          "src/compact.ts": FROM_DOC_COMMENT.source * 2}  # ambiguous
     entries = {f"D{i}": entry_yaml(f"D{i}", [(path, f"{s.lines[0]}-{s.lines[1]}")])
                for i, (path, s) in enumerate(shapes.items(), 1)}
     project = make_project(tmp_path, {"1": v1, "2": v2}, entries)
@@ -542,3 +564,50 @@ def test_citation_checked_at_its_own_version(tmp_path) -> None:
         run = run_cli("verify", "--decisions", project.decisions, "--target", target, "--format", "json", "--quiet")
         assert run.code == code, run.stderr
         assert run.json()["citations"][0]["resolved"] == resolved
+
+
+def test_non_ascii_lines() -> None:
+    old = ('export const MESSAGES = {\n\tgreeting: "héllo — wörld 🌍🌍🌍🌍🌍🌍",\n\tfarewell: "さようなら、世界",\n};\n\n'
+           'export function pick(key: string): string {\n\treturn MESSAGES[key] ?? "—"; // — ✓\n}\n')
+    assert resolve_text(old, old, (3, 3)) == ("ok", (3, 3), "MESSAGES.farewell")
+    assert resolve_text(old, "\n" + old, (2, 2)) == ("moved", (3, 3), "MESSAGES.greeting")
+    assert resolve_text(old, "\n" + old, (7, 7)) == ("moved", (8, 8), "pick")
+
+
+# --- a property: code inserted only outside the cited range never loses it ----------------------------
+
+
+@st.composite
+def edited_file(draw):
+    """A file of distinct functions, a cited range in it, and the file with lines inserted outside it."""
+    count = draw(st.integers(2, 6))
+    blocks = []
+    for i in range(count):
+        body = [f"\tconst value{i}_{j} = compute({i}, {j});" for j in range(draw(st.integers(1, 4)))]
+        blocks.append([f"export function step{i}(input: number): number {{", *body, f"\treturn value{i}_0 + input;",
+                       "}", ""])
+    lines = [line for block in blocks for line in block]
+    first = draw(st.integers(0, len(lines) - 1))
+    last = draw(st.integers(first, min(len(lines) - 1, first + 8)))
+    if not lines[first].strip() or not lines[last].strip():
+        first, last = 0, 0  # a range that starts or ends on a blank line is another test's business
+    inserted = draw(st.lists(st.tuples(st.integers(0, len(lines)), st.sampled_from(
+        ["", "// a comment", "import { x } from \"x\";", "export const EXTRA = 1;"])), max_size=6))
+    new = list(lines)
+    above = 0
+    for position, text in sorted(inserted, reverse=True):
+        if first < position <= last:
+            continue  # never inside the cited range
+        new.insert(position, text)
+        above += position <= first
+    return "\n".join(lines) + "\n", "\n".join(new) + "\n", (first + 1, last + 1), above
+
+
+@settings(max_examples=60, deadline=None)
+@given(edited_file())
+def test_insertions_outside_the_range_only_move_it(case) -> None:
+    old, new, lines, above = case
+    outcome = resolve_text(old, new, lines)
+    assert outcome.lines == shifted(lines, above), outcome
+    assert outcome.status == ("ok" if above == 0 else "moved")
+    assert text_lines(new, outcome.lines) == text_lines(old, lines)

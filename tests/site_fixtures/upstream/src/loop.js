@@ -1,0 +1,7 @@
+// When a run may stop.
+export function shouldStop(reply, queue) {
+  if (queue.length > 0) {
+    return false;
+  }
+  return reply.toolCalls.length === 0;
+}

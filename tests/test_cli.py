@@ -1,0 +1,144 @@
+"""The command line as DESIGN.md fixes it: flags, exit codes 0/1/2, the JSON shape, the text table
+and the GitHub annotations, run as a subprocess the way CI and pre-commit hooks run it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import assert_clean_failure, entry_yaml, make_project, run_cli, run_main
+
+TOOLS = """export class Tools {
+\tbefore(call: Call): Verdict | undefined {
+\t\tif (this.blocked.has(call.name)) {
+\t\t\treturn { block: true };
+\t\t}
+\t\treturn undefined;
+\t}
+
+\tafter(call: Call): void {
+\t\tthis.log.push(call.name);
+\t}
+}
+"""
+TOOLS_2 = "// Tool hooks.\n\n" + TOOLS.replace("this.log.push", "this.history.push")
+
+
+@pytest.fixture
+def project(tmp_path: Path):
+    return make_project(tmp_path, {"1.0.0": {"src/tools.ts": TOOLS}, "1.1.0": {"src/tools.ts": TOOLS_2}}, {
+        "D1": entry_yaml("D1", [("src/tools.ts", "2-7")]),
+        "D2": entry_yaml("D2", [("src/tools.ts", "9-11"), ("src/tools.ts", "3-5")]),
+    })
+
+
+def test_verify_at_the_pin_exits_0(project) -> None:
+    run = run_cli("verify", "--decisions", project.decisions, "--quiet")
+    assert run.code == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].split() == ["ID", "FILE", "RECORDED", "→", "RESOLVED", "STATUS", "SYMBOL"]
+    assert lines[1].split() == ["D1", "tools.ts", "2-7", "→", "2-7", "ok", "Tools.before"]
+    assert lines[-1] == "3 citations at 1.0.0: 3 ok: all ok"
+
+
+def test_verify_json_shape(project) -> None:
+    run = run_cli("verify", "--decisions", project.decisions, "--target", "1.1.0", "--format", "json")
+    assert run.code == 1, run.stderr
+    report = run.json()
+    assert set(report) == {"target", "citations"}
+    assert report["target"] == "1.1.0"
+    for row in report["citations"]:
+        assert set(row) == {"map", "id", "file", "recorded", "resolved", "status", "symbol"}
+    assert report["citations"] == [
+        {"map": "demo", "id": "D1", "file": "src/tools.ts", "recorded": [2, 7], "resolved": [4, 9],
+         "status": "moved", "symbol": "Tools.before"},
+        {"map": "demo", "id": "D2", "file": "src/tools.ts", "recorded": [9, 11], "resolved": [11, 13],
+         "status": "changed", "symbol": "Tools.after"},
+        {"map": "demo", "id": "D2", "file": "src/tools.ts", "recorded": [3, 5], "resolved": [5, 7],
+         "status": "moved", "symbol": "Tools.before"},
+    ]
+
+
+def test_verify_text_table_after_drift(project) -> None:
+    run = run_cli("verify", "--decisions", project.decisions, "--target", "1.1.0", "--quiet")
+    assert run.code == 1
+    rows = [line.split() for line in run.stdout.splitlines()[1:4]]
+    assert rows == [["D1", "tools.ts", "2-7", "→", "4-9", "moved", "Tools.before"],
+                    ["D2", "tools.ts", "9-11", "→", "11-13", "changed", "Tools.after"],
+                    ["D2", "tools.ts", "3-5", "→", "5-7", "moved", "Tools.before"]]
+    assert run.stdout.splitlines()[-1] == "3 citations at 1.1.0: 2 moved, 1 changed: drift found"
+
+
+def test_verify_github_annotations(project) -> None:
+    run = run_cli("verify", "--decisions", project.decisions, "--target", "1.1.0", "--format", "github")
+    assert run.code == 1
+    lines = run.stdout.splitlines()
+    assert len(lines) == 4
+    d2 = project.entry("D2")
+    assert lines[1] == (f"::error file={d2},line=6,title=citation changed::D2 src/tools.ts:9-11 is changed now "
+                        "11-13 at 1.1.0 (Tools.after); re-read the code and update the entry")
+    assert lines[0].startswith(f"::error file={project.entry('D1')},line=6,title=citation moved::")
+    assert lines[-1] == "0 of 3 citations ok"
+
+
+def test_verify_only_some_files(project) -> None:
+    run = run_cli("verify", "--decisions", project.decisions, "--target", "1.1.0", "--format", "json",
+                  project.entry("D1"))
+    assert run.code == 1
+    assert [row["id"] for row in run.json()["citations"]] == ["D1"]
+    missing = run_cli("verify", "--decisions", project.decisions, project.folder / "D9.yaml")
+    assert_clean_failure(missing, "D9.yaml: no such file")
+
+
+def test_one_map_folder_works_as_decisions(project) -> None:
+    run = run_cli("verify", "--decisions", project.folder, "--quiet")
+    assert run.code == 0, run.stderr
+
+
+def test_default_decisions_folder_is_relative_to_the_working_directory(project) -> None:
+    run = run_cli("verify", "--quiet", cwd=project.root)
+    assert run.code == 0, run.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["verify", "--format", "xml"],
+    ["verify", "--no-such-flag"],
+    ["frobnicate"],
+    [],
+])
+def test_bad_usage_exits_2(project, args, capsys) -> None:
+    run = run_main(capsys, *args, "--decisions", project.decisions) if args else run_main(capsys)
+    assert run.code == 2
+    assert "Traceback" not in run.stderr
+
+
+def test_help_exits_0(capsys) -> None:
+    run = run_main(capsys, "--help")
+    assert run.code == 0
+    assert "python -m generator verify --target 1.6.0" in run.stdout
+
+
+def test_unknown_target_exits_2(project) -> None:
+    assert_clean_failure(run_cli("verify", "--decisions", project.decisions, "--target", "2.0.0", "--quiet"),
+                         "has no ref v2.0.0")
+
+
+def test_fetch_progress_goes_to_stderr(project) -> None:
+    run = run_cli("verify", "--decisions", project.decisions, "--format", "json")
+    assert run.code == 0
+    assert run.json()["target"] == "1.0.0"  # stdout holds the JSON alone
+    assert f"fetching git: {project.url} at v1.0.0" in run.stderr
+
+
+def test_fix_prints_what_it_changed(project) -> None:
+    run = run_cli("fix", "--decisions", project.decisions, "--target", "1.1.0", "--quiet")
+    assert run.code == 1
+    assert run.stdout.splitlines() == [
+        "D1: src/tools.ts: 2-7 → 4-9",
+        "D2: src/tools.ts: 3-5 → 5-7",
+        "D2: src/tools.ts:9-11 is changed; left for a person",
+        "fixed 2 moved citation(s) in 2 file(s); 1 need a person",
+    ]
+    after = run_cli("verify", "--decisions", project.decisions, "--target", "1.1.0", "--format", "json")
+    assert [r["status"] for r in after.json()["citations"]] == ["ok", "changed", "ok"]

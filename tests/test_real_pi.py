@@ -1,0 +1,129 @@
+"""The real thing: pi's packages from the npm registry, and the real map in decisions/pi.
+
+These need the registry (CI reaches it). Trees are fetched once per session into a temporary
+cache, never the user's.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_cli
+from generator.fetch import fetch_tree
+from generator.load import load_maps
+from generator.resolve import SourceFile
+
+pytestmark = pytest.mark.network
+
+DECISIONS = ROOT / "decisions"
+PACKAGES = {"@earendil-works/pi-coding-agent": "packages/coding-agent",
+            "@earendil-works/pi-agent-core": "packages/agent", "@earendil-works/pi-ai": "packages/ai"}
+OFFLINE = {"npm_config_registry": "http://127.0.0.1:9", "npm_config_fetch_retries": "0"}
+
+
+@pytest.fixture
+def pi_map(pi_cache: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
+    [pi] = [m for m in load_maps(DECISIONS) if m.name == "pi"]
+    return pi
+
+
+def squeezed(lines: list[str]) -> str:
+    return "".join("".join(lines).split())
+
+
+def test_the_map_pins_pi_1_4_0_from_npm(pi_map) -> None:
+    assert pi_map.version == "1.4.0"
+    assert {p.package: p.path for p in pi_map.source.npm} == PACKAGES
+
+
+def test_pi_1_4_0_has_its_three_packages(pi_map) -> None:
+    tree = fetch_tree(pi_map, "1.4.0", quiet=True)
+    for path in PACKAGES.values():
+        assert any(f.startswith(f"{path}/src/") and f.endswith(".ts") for f in tree.files), path
+    assert tree.has_file("packages/agent/src/agent-loop.ts")
+    assert not any("node_modules" in f.split("/") for f in tree.files)
+    source = SourceFile("agent-session.ts", tree.read("packages/coding-agent/src/core/agent-session.ts"))
+    [method] = source.declarations("AgentSession._beforeToolCall")
+    assert (method.start_point[0] + 1, method.end_point[0] + 1) == (658, 681)
+    assert "_beforeToolCall" in source.lines[657]
+
+
+def test_every_citation_is_ok_at_the_pin(pi_map) -> None:
+    run = run_cli("verify", "--format", "json", "--quiet")
+    assert run.code == 0, run.stderr[-2000:]
+    report = run.json()
+    assert report["target"] == "1.4.0"
+    assert report["citations"], "the map cites something"
+    assert {row["status"] for row in report["citations"]} == {"ok"}
+    assert all(row["resolved"] == row["recorded"] for row in report["citations"])
+
+
+def test_verify_at_1_5_2_moves_ranges_onto_the_same_code(pi_map) -> None:
+    run = run_cli("verify", "--target", "1.5.2", "--format", "json", "--quiet")
+    assert run.code in (0, 1), run.stderr[-2000:]
+    report = run.json()
+    assert report["target"] == "1.5.2"
+    cites = [(e, c) for e in pi_map.entries for c in e.cites]
+    rows = [row for row in report["citations"] if row["map"] == "pi"]
+    assert [(r["id"], r["file"], r["recorded"]) for r in rows] == [
+        (e.id, c.file, [c.start, c.end]) for e, c in cites], "one row per citation, in the map's order"
+    new = fetch_tree(pi_map, "1.5.2", quiet=True)
+    old_trees = {}
+    seen = set()
+    for row, (entry, cite) in zip(rows, cites):
+        assert set(row) == {"map", "id", "file", "recorded", "resolved", "status", "symbol"}
+        assert row["map"] == "pi" and isinstance(row["symbol"], str)
+        status = row["status"]
+        seen.add(status)
+        checked_at = cite.version or pi_map.version
+        old_tree = old_trees.setdefault(checked_at, fetch_tree(pi_map, checked_at, quiet=True))
+        old = old_tree.read(cite.file).decode().split("\n")[cite.start - 1:cite.end]
+        if status in ("missing", "ambiguous"):
+            assert row["resolved"] is None, row
+            continue
+        if status == "changed" and row["resolved"] is None:
+            continue
+        first, last = row["resolved"]
+        assert 1 <= first <= last, row
+        assert new.has_file(cite.file), row
+        current = new.read(cite.file).decode().split("\n")
+        assert last <= len(current), row
+        if status == "ok":
+            assert row["resolved"] == row["recorded"], row
+        if status in ("ok", "moved"):
+            assert squeezed(current[first - 1:last]) == squeezed(old), row
+        else:
+            assert status == "changed", row
+            assert current[first - 1:last] != old, row
+    assert "moved" in seen, "1.5.2 moved code around: some citation must say so"
+
+
+def test_fix_to_1_5_2_makes_the_moved_ones_ok(pi_map, tmp_path: Path) -> None:
+    decisions = tmp_path / "decisions"
+    shutil.copytree(DECISIONS, decisions)
+    before = run_cli("verify", "--decisions", decisions, "--target", "1.5.2", "--format", "json", "--quiet")
+    fix = run_cli("fix", "--decisions", decisions, "--target", "1.5.2", "--quiet")
+    assert fix.code in (0, 1), fix.stderr[-2000:]
+    after = run_cli("verify", "--decisions", decisions, "--target", "1.5.2", "--format", "json", "--quiet")
+    for old, new in zip(before.json()["citations"], after.json()["citations"]):
+        if old["status"] == "moved":
+            assert new["status"] == "ok" and new["recorded"] == old["resolved"], (old, new)
+        else:
+            assert new == old, (old, new)
+
+
+def test_the_cache_is_used_without_the_registry(pi_map) -> None:
+    fetch_tree(pi_map, "1.4.0", quiet=True)
+    run = run_cli("verify", "--quiet", env=OFFLINE)
+    assert run.code == 0, run.stderr[-2000:]
+
+
+def test_an_unknown_pi_version(pi_map) -> None:
+    run = run_cli("verify", "--target", "0.0.0-does-not-exist", "--quiet")
+    assert run.code == 2 and "Traceback" not in run.stderr
+    assert run.stderr.splitlines() == ["error: @earendil-works/pi-coding-agent@0.0.0-does-not-exist is not in the "
+                                       "npm registry (unknown package or version)"]

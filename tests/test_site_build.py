@@ -1,0 +1,168 @@
+"""Real builds: `mkdocs build` and `python -m generator build` of the demo site into tmp_path,
+what a failure looks like, and that a failed build leaves the previous site as it was."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_cli
+from generator.plugin import DecisionMapPlugin
+from generator.render import render_folder
+from site_fixtures.demo_site import make_demo_site, replace_in, tag_version
+
+QUIET = {"NO_MKDOCS_2_WARNING": "1"}
+
+
+@pytest.fixture
+def demo(tmp_path: Path):
+    return make_demo_site(tmp_path / "demo")
+
+
+def mkdocs_build(config: Path, site: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site)],
+                          capture_output=True, text=True, env={**os.environ, **QUIET}, timeout=600,
+                          cwd=config.parent)  # as a person runs it: from the site's folder
+
+
+def drift(demo) -> int:
+    """Make G1's second citation drift (checked at 0.9.0, moved by 1.0.0); returns its YAML line."""
+    tag_version(demo.upstream, "0.9.0", "src/session.ts", lambda text: "// one\n// two\n" + text)
+    replace_in(demo.map_folder / "G1.yaml", "    lines: 21-23", '    lines: 23-25\n    version: "0.9.0"')
+    return (demo.map_folder / "G1.yaml").read_text().split("\n").index("  - file: src/session.ts") + 1
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+# --- mkdocs build ------------------------------------------------------------------------------
+
+
+def test_mkdocs_build_writes_every_page(demo, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    done = mkdocs_build(demo.config, site)
+    assert done.returncode == 0, done.stderr
+    for page in ("index.html", "demo/index.html", "demo/map/index.html", "demo/problems/index.html",
+                 "demo/census/index.html", "extensions/demo-ext/index.html",
+                 "assets/decision-map/decision-map.css", "assets/decision-map/decision-map.js"):
+        assert (site / page).is_file(), page
+    assert "INFO    -  demo: 4 entries, 6 citations, all ok at 1.0.0" in done.stderr
+
+
+def test_the_download_is_served_as_markdown_not_rendered(demo, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    assert mkdocs_build(demo.config, site).returncode == 0
+    download = site / "downloads" / "demo-decision-map.md"
+    assert download.read_text() == render_folder(demo.decisions, demo.pages).pages["downloads/demo-decision-map.md"]
+    assert not (site / "downloads" / "demo-decision-map").exists()
+    summary = (site / "demo" / "index.html").read_text()
+    assert '<a download="download" href="../downloads/demo-decision-map.md">Download as Markdown</a>' in summary \
+        or '<a download href="../downloads/demo-decision-map.md">Download as Markdown</a>' in summary
+
+
+def test_the_built_map_links_the_pinned_code_and_escapes_the_answer(demo, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    assert mkdocs_build(demo.config, site).returncode == 0
+    html = (site / "demo" / "map" / "index.html").read_text()
+    assert 'href="https://github.com/example/demo/blob/v1.0.0/src/session.ts#L9-L14"' in html
+    assert '<h3 id="d1">' in html
+    assert "<script>window.__injected" not in html
+    assert "&lt;script&gt;window.&#95;&#95;injected" in html
+    assert "onerror=" not in html.replace("onerror&#61;", "")
+    assert "decision-map.js" in html and "decision-map.css" in html
+
+
+def test_a_drifted_citation_fails_the_mkdocs_build_naming_it(demo, tmp_path: Path) -> None:
+    line = drift(demo)
+    done = mkdocs_build(demo.config, tmp_path / "site")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert (f"decisions/demo/G1.yaml:{line}: G1 cites src/session.ts:23-25, which is moved at 1.0.0, "
+            "now at 21-23 (Session.isDone)") in done.stderr
+
+
+def test_a_bad_entry_fails_the_mkdocs_build_with_one_clean_line_per_problem(demo, tmp_path: Path) -> None:
+    replace_in(demo.map_folder / "D2.yaml", "decided_by: person", "decided_by: person\nanwser: typo")
+    done = mkdocs_build(demo.config, tmp_path / "site")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.splitlines()
+    assert "decisions/demo/D2.yaml:4: unknown key 'anwser'; did you mean 'answer'?" in lines
+    assert [ln for ln in lines if ln.startswith("ERROR")] == ["ERROR   -  decision map: 2 problems:"]
+
+
+# --- python -m generator build (make site) -------------------------------------------------------
+
+
+def test_generator_build_replaces_the_previous_site(demo, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "stale.html").write_text("from an older build")
+    run = run_cli("build", "--config", demo.config, "--site-dir", site, "--quiet", env=QUIET)
+    assert run.code == 0, run.stderr
+    assert not (site / "stale.html").exists()
+    assert (site / "demo" / "map" / "index.html").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo", "site"]  # nothing left behind
+    assert site.stat().st_mode & 0o755 == 0o755  # a web server running as another user can read it
+
+
+def test_a_failed_build_leaves_the_previous_site_untouched(demo, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    assert run_cli("build", "--config", demo.config, "--site-dir", site, "--quiet", env=QUIET).code == 0
+    before = tree_digest(site)
+    line = drift(demo)
+    run = run_cli("build", "--config", demo.config, "--site-dir", site, "--quiet", env=QUIET)
+    assert run.code == 2
+    assert "Traceback" not in run.stderr
+    assert (f"error: {demo.map_folder / 'G1.yaml'}:{line}: G1 cites src/session.ts:23-25, which is moved at "
+            "1.0.0, now at 21-23 (Session.isDone)") in run.stderr
+    assert tree_digest(site) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo", "site"]
+
+
+def test_two_builds_give_the_same_site(demo, tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert mkdocs_build(demo.config, first).returncode == 0
+    assert mkdocs_build(demo.config, second).returncode == 0
+    a, b = tree_digest(first), tree_digest(second)
+    for dated in ("sitemap.xml", "sitemap.xml.gz"):  # MkDocs stamps these with the build date
+        a.pop(dated), b.pop(dated)
+    assert a == b
+
+
+def test_serve_watches_the_decisions_folder(demo) -> None:
+    class Server:
+        watched: list[str] = []
+
+        def watch(self, path: str) -> None:
+            self.watched.append(path)
+
+    class Settings:
+        config_file_path = str(demo.config)
+
+    plugin = DecisionMapPlugin()
+    plugin.load_config({"decisions": "decisions"})
+    server = Server()
+    assert plugin.on_serve(server, config=Settings(), builder=None) is server
+    assert [Path(p) for p in server.watched] == [demo.decisions]
+
+
+# --- the real map --------------------------------------------------------------------------------
+
+
+@pytest.mark.network
+def test_make_site_builds_the_real_map(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    run = run_cli("build", "--config", ROOT / "mkdocs.yml", "--site-dir", site, "--quiet", env=QUIET)
+    assert run.code == 0, run.stderr
+    html = (site / "pi" / "map" / "index.html").read_text()
+    assert ('href="https://github.com/earendil-works/pi/blob/v1.4.0/packages/coding-agent/src/core/'
+            'agent-session.ts#L658-L681"') in html
+    assert (site / "downloads" / "pi-decision-map.md").is_file()
