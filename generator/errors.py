@@ -61,3 +61,7 @@ class DriftError(InputError):
 
 class SiteError(DecisionMapError):
     """MkDocs could not build the site (its own message says why)."""
+
+
+class WriteError(DecisionMapError):
+    """A YAML file could not be written (a full disk, no permission); the message says what changed."""

@@ -7,6 +7,7 @@ Every problem names ``path:line``; all of them are collected and raised together
 from __future__ import annotations
 
 import re
+import sys
 from datetime import date
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -16,8 +17,8 @@ import yaml
 from . import schema
 from .errors import InputError, Problem
 from .model import (Citation, DecisionMap, Edition, EditionCitation, Entry, Failure, GitPin, Group,
-                    NpmPackage, Overlay,
-                    OverlayChange, Review, Section, Side, Source, Span, Upstream)
+                    NpmPackage, Overlay, OverlayChange, Review, Section, Side, Source, Span, Upstream)
+from .rewrite import finish_interrupted_writes
 
 PLACEHOLDER = "TODO"  # what `new` writes where a person must write; never valid
 MAX_FILE_BYTES = 256 * 1024  # an entry is a few hundred bytes; anything huge is a mistake
@@ -51,6 +52,9 @@ def load_maps(decisions: Path, only: list[Path] | None = None) -> list[DecisionM
     """Load every map under ``decisions``; with ``only``, keep just the entries in those files."""
     problems: list[Problem] = []
     maps = []
+    if decisions.is_dir():
+        for path in finish_interrupted_writes(decisions):
+            print(f"note: finished an interrupted write: {path}", file=sys.stderr)
     for folder in find_map_folders(decisions):
         loaded = _load_map(folder, problems, only)
         if loaded:

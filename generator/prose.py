@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from .schema import is_safe_link
 
+_ENTRY_ID = re.compile(r"(?<![\w-])[A-Z][0-9]{1,4}(?![\w-])")
 _PUNCTUATION = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _URL = re.compile(r"https?://[^\s()<>]+(?:\([^\s()<>]*\)[^\s()<>]*)*", re.IGNORECASE)
 
@@ -73,28 +75,48 @@ def site_text(text: str) -> str:
     return _guard_block_start(" ".join(str(text).split()).translate(_SITE_TABLE), site=True)
 
 
-def site_inline(text: str) -> str:
-    """A prose field as one line of the site's Markdown (paragraphs joined by a space)."""
-    return _guard_block_start(" ".join(_site_spans(parse(p)) for p in paragraphs(text)), site=True)
+EntryLinks = Callable[[str], "str | None"]  # an entry ID -> the page and anchor of its card
 
 
-def site_block(text: str) -> str:
+def site_inline(text: str, links: EntryLinks | None = None) -> str:
+    """A prose field as one line of the site's Markdown (paragraphs joined by a space).
+
+    With ``links``, entry IDs in the text ("see D2") become links to their cards."""
+    return _guard_block_start(" ".join(_site_spans(parse(p), links) for p in paragraphs(text)), site=True)
+
+
+def site_block(text: str, links: EntryLinks | None = None) -> str:
     """A prose field as Markdown paragraphs of the site, separated by blank lines."""
-    return "\n\n".join(_guard_block_start(_site_spans(parse(p)), site=True) for p in paragraphs(text))
+    return "\n\n".join(_guard_block_start(_site_spans(parse(p), links), site=True) for p in paragraphs(text))
 
 
-def _site_spans(spans) -> str:
+def _site_spans(spans, links: EntryLinks | None = None) -> str:
     out = []
     for span in spans:
         if isinstance(span, Text):
-            out.append(span.text.translate(_SITE_TABLE))
+            out.append(_site_text_with_links(span.text, links))
         elif isinstance(span, Code):
             out.append(f"<code>{span.text.translate(_SITE_TABLE)}</code>")
         elif isinstance(span, Emphasis):
             tag = "strong" if span.strong else "em"
-            out.append(f"<{tag}>{_site_spans(span.children)}</{tag}>")
+            out.append(f"<{tag}>{_site_spans(span.children, links)}</{tag}>")
         else:
             out.append(f'<a href="{_attribute(span.url)}">{_site_spans(span.children)}</a>')
+    return "".join(out)
+
+
+def _site_text_with_links(text: str, links: EntryLinks | None) -> str:
+    if links is None:
+        return text.translate(_SITE_TABLE)
+    out, last = [], 0
+    for match in _ENTRY_ID.finditer(text):
+        href = links(match.group())
+        if href is None:
+            continue
+        out.append(text[last:match.start()].translate(_SITE_TABLE))
+        out.append(f"[{match.group()}]({href})")  # an ID and a generated path: nothing to escape
+        last = match.end()
+    out.append(text[last:].translate(_SITE_TABLE))
     return "".join(out)
 
 

@@ -18,6 +18,7 @@ Page paths (for a map in ``decisions/pi/``)::
 
 from __future__ import annotations
 
+import html
 import re
 import textwrap
 from collections import Counter
@@ -317,7 +318,9 @@ def site_nav(maps: list[DecisionMap], pages: Iterable[str], hand_written: Iterab
         name = decision_map.name
         items = [("Summary", f"{name}/index.md"), ("The full map", f"{name}/map.md"),
                  ("Problems in the code", f"{name}/problems.md"), ("Census", f"{name}/census.md")]
-        nav.append({decision_map.title: [{title: path} for title, path in items if path in pages]})
+        # MkDocs themes print nav titles as they are, unescaped: give them escaped plain text
+        label = html.escape(_plain(decision_map.title), quote=False)
+        nav.append({label: [{title: path} for title, path in items if path in pages]})
     extensions = sorted({p for p in list(pages) + list(hand_written) if p.startswith("extensions/")})
     if extensions:
         nav.append({"Extensions": [{PurePosixPath(p).stem: p} for p in extensions]})
@@ -485,9 +488,17 @@ def _environment(kind: str) -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, trim_blocks=True,
                       lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined,
                       finalize=lambda value: value if isinstance(value, Markup) else Markup(text(str(value))))
+    def entry_links(m: MapView | None, base: str):
+        """Links from entry IDs in prose to their cards, for a page ``base`` away from the map folder."""
+        if not site or m is None:
+            return None
+        return lambda entry_id: base + m.href(entry_id) if entry_id in m.cards else None
+
     env.filters.update(
-        prose=lambda value: Markup(prose.site_inline(value) if site else prose.markdown_inline(value)),
-        prose_block=lambda value: Markup(prose.site_block(value) if site else prose.markdown_block(value)),
+        prose=lambda value, m=None, base="": Markup(
+            prose.site_inline(value, entry_links(m, base)) if site else prose.markdown_inline(value)),
+        prose_block=lambda value, m=None, base="": Markup(
+            prose.site_block(value, entry_links(m, base)) if site else prose.markdown_block(value)),
         plain=lambda value: Markup(text(_plain(value))),
         url=lambda value: Markup(_url(value)),
         attr=lambda value: Markup(_attribute(str(value))),

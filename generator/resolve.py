@@ -347,8 +347,14 @@ def place(anchor: Anchor, source: SourceFile, target: SourceFile | None) -> Plac
         else:
             return Placement("ambiguous", None, anchor.display)
     if chosen is not None:
-        rows = (chosen[0] - anchor.lead, chosen[1] + anchor.trail)
-        rows = (max(rows[0], 0), min(rows[1], target.line_count - 1))
+        # Cited blank lines around the code come along only where the target has blank lines too:
+        # never a line of other code in their place.
+        first, last = chosen
+        while first > chosen[0] - anchor.lead and first > 0 and not target.lines[first - 1].strip():
+            first -= 1
+        while last < chosen[1] + anchor.trail and last < target.line_count - 1 and not target.lines[last + 1].strip():
+            last += 1
+        rows = (first, last)
         status = "ok" if rows == (anchor.first, anchor.last) else "moved"
         return Placement(status, rows, anchor.display)
     if anchor.symbol and not scopes:

@@ -3,11 +3,13 @@ replaced atomically, so an interrupted ``fix`` or ``bump`` leaves each file as i
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import WriteError
 from .model import Citation
 
 
@@ -93,6 +95,7 @@ def write_atomically(path: Path, text: str) -> None:
 def write_all_atomically(texts: dict[Path, str]) -> None:
     """Write every file to a temporary beside it, then rename them all into place."""
     temporaries: list[tuple[str, Path]] = []
+    path = None
     try:
         for path, text in texts.items():
             mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
@@ -103,12 +106,68 @@ def write_all_atomically(texts: dict[Path, str]) -> None:
                 handle.flush()
                 os.fsync(handle.fileno())
             os.chmod(temporary, mode)
-    except BaseException:
-        for temporary, _ in temporaries:
-            try:
-                os.unlink(temporary)
-            except FileNotFoundError:
-                pass
+        # Several files change together (a bump moves ranges and the pin): a journal of the renames
+        # lets the next run finish them if this one is killed between two renames.
+        journal = _journal(temporaries) if len(temporaries) > 1 else None
+    except BaseException as err:
+        _remove(temporary for temporary, _ in temporaries)
+        if isinstance(err, OSError):  # a full disk, a read-only folder: one clear line, not a traceback
+            raise WriteError(f"cannot write {path}: {err.strerror or err}; nothing was changed") from None
         raise
-    for temporary, path in temporaries:  # renames only: nothing left that can fail half-way
-        os.replace(temporary, path)
+    for done, (temporary, path) in enumerate(temporaries):  # renames only: each one atomic
+        try:
+            os.replace(temporary, path)
+        except OSError as err:
+            _remove(temporary for temporary, _ in temporaries[done:])
+            if journal is not None:
+                _remove([journal])
+            written = ", ".join(str(p) for _, p in temporaries[:done]) or "none"
+            raise WriteError(f"cannot replace {path}: {err.strerror or err}; already written: {written}; "
+                             "the others were left as they were") from None
+    if journal is not None:
+        os.unlink(journal)
+
+
+JOURNAL = ".decision-map-journal.json"
+
+
+def _journal(temporaries: list[tuple[str, Path]]) -> Path:
+    """Record, atomically, which temporaries are to replace which files."""
+    folder = Path(os.path.commonpath([str(path.parent) for _, path in temporaries]))
+    journal = folder / JOURNAL
+    fd, temporary = tempfile.mkstemp(prefix=f"{JOURNAL}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps([[str(t), str(p)] for t, p in temporaries]))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, journal)
+    except BaseException:
+        _remove([temporary])
+        raise
+    return journal
+
+
+def finish_interrupted_writes(folder: Path) -> list[Path]:
+    """Complete the renames of a multi-file write that was killed half-way (its journal says which);
+    returns the files replaced. Temporaries are whole: they were written before the journal."""
+    replaced = []
+    for journal in sorted(folder.glob(JOURNAL)) + sorted(folder.glob(f"*/{JOURNAL}")):
+        try:
+            pairs = json.loads(journal.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for temporary, path in pairs:
+            if os.path.exists(temporary):
+                os.replace(temporary, path)
+                replaced.append(Path(path))
+        journal.unlink()
+    return replaced
+
+
+def _remove(temporaries) -> None:
+    for temporary in temporaries:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass

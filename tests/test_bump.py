@@ -149,3 +149,24 @@ def test_fix_style_is_kept_for_flow_citations(tmp_path, capsys, flow):
     run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
     text = p.entry("A1").read_text()
     assert ("cites: [{file: src/lib.ts, lines: 4-6}]" in text) if flow else ("lines: 4-6" in text)
+
+
+def test_bump_killed_between_two_renames_is_finished_by_the_next_run(tmp_path, capsys, monkeypatch):
+    p = project(tmp_path)
+    real_replace = os.replace
+    calls = {"n": 0}
+
+    def dying_replace(source, target):
+        if str(source).endswith(".tmp") and not str(target).endswith(".json"):
+            calls["n"] += 1
+            if calls["n"] == 2:  # one entry renamed, the rest (and the pin) not yet
+                raise KeyboardInterrupt
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", dying_replace)
+    assert run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet").code == 130
+    monkeypatch.setattr(os, "replace", real_replace)
+    run = run_main(capsys, "verify", "--decisions", p.decisions, "--quiet")
+    assert "finished an interrupted write" in run.stderr
+    assert 'version: "2"' in p.map_yaml.read_text() and "lines: 4-6" in p.entry("A1").read_text()
+    assert not list(p.folder.rglob(".decision-map-journal*"))

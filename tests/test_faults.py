@@ -155,11 +155,12 @@ def decisions(tmp_path: Path, registry: Registry) -> Path:
 
 
 def yaml_files(decisions: Path) -> dict[Path, bytes]:
-    return {p: p.read_bytes() for p in sorted(decisions.rglob("*"))}
+    return {p: p.read_bytes() for p in sorted(decisions.rglob("*")) if p.is_file()}
 
 
 def cached_versions() -> list[str]:
-    return sorted(p.name for p in (cache_root() / "trees").glob("*/*")) if (cache_root() / "trees").is_dir() else []
+    trees = cache_root() / "trees"
+    return sorted(p.name for p in trees.glob("*/*") if not p.name.startswith(".")) if trees.is_dir() else []
 
 
 def leftovers() -> list[Path]:
@@ -170,11 +171,10 @@ def leftovers() -> list[Path]:
 def failing(capsys: pytest.CaptureFixture, decisions: Path, *words: str, target: str | None = None) -> str:
     """verify fails cleanly (exit 2, one line holding ``words``), leaves the YAML and the cache clean."""
     before = yaml_files(decisions)
-    versions = cached_versions()
     args = ["verify", "--decisions", decisions, "--quiet"] + (["--target", target] if target else [])
     line = assert_clean_failure(run_main(capsys, *args), *words)
     assert yaml_files(decisions) == before
-    assert cached_versions() == versions, "a failed fetch must publish no tree"
+    assert (target or "1.0.0") not in cached_versions(), "a failed fetch must publish no tree"
     assert leftovers() == []
     return line
 
@@ -191,6 +191,15 @@ def test_registry_unreachable(registry, decisions, capsys) -> None:
     registry.set(unreachable=True)
     failing(capsys, decisions, "the npm registry is unreachable while fetching @demo/agent@1.0.0",
             "check the network and run again")
+
+
+def test_registry_unreachable_after_a_fetch(registry, decisions, capsys) -> None:
+    """The pin cached once, the network gone: verify needs no registry at all."""
+    assert run_main(capsys, "verify", "--decisions", decisions, "--quiet").code == 0
+    calls = len(registry.calls(""))
+    registry.set(unreachable=True)
+    assert run_main(capsys, "verify", "--decisions", decisions, "--quiet").code == 0
+    assert len(registry.calls("")) == calls
 
 
 def test_unknown_version(registry, decisions, capsys) -> None:
@@ -244,11 +253,11 @@ def test_git_ref_that_does_not_exist(tmp_path, capsys) -> None:
 
 def test_git_tag_moved_away_from_the_pin(tmp_path, capsys) -> None:
     project = git_project(tmp_path)
-    project.write_map("1", commit=project.commits["1"])
+    project.write_map("2", commit=project.commits["2"])
     repo = git.Repo(project.upstream)
     moved = repo.index.commit("rewritten history", author=ACTOR, committer=ACTOR)
-    repo.create_tag("v1", ref=moved, force=True)
-    failing(capsys, project.decisions, f"is commit {moved.hexsha[:12]}", "the ref was moved")
+    repo.create_tag("v2", ref=moved, force=True)
+    failing(capsys, project.decisions, f"is commit {moved.hexsha[:12]}", "the ref was moved", target="2")
 
 
 # --- the cache ------------------------------------------------------------------------------------------
@@ -307,23 +316,39 @@ def test_corrupted_cache_entry_is_fetched_again(damage, registry, decisions, cap
     assert leftovers() == []
 
 
-def test_two_processes_fetching_at_once(registry, decisions) -> None:
+@pytest.mark.parametrize("command", ["verify", "build"])
+def test_two_processes_fetching_at_once(command, registry, decisions) -> None:
     """Both succeed; the second waits on the lock and reuses the first's tree: one fetch."""
     registry.set(delay=0.5)  # each download takes a while, so the two runs overlap
-    command = [sys.executable, "-m", "generator", "verify", "--decisions", str(decisions), "--target", "1.1.0",
-               "--format", "json", "--quiet"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    runs = [subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True) for _ in range(2)]
+    root = decisions.parent
+    if command == "verify":
+        args = [["verify", "--decisions", str(decisions), "--target", "1.1.0", "--format", "json", "--quiet"]] * 2
+        versions = ("1.0.0", "1.1.0")
+    else:
+        (root / "mkdocs.yml").write_text("site_name: Demo\ndocs_dir: site_src\nplugins:\n  - decision-map:\n"
+                                         "      decisions: decisions\n")
+        (root / "site_src").mkdir()
+        args = [["build", "--config", str(root / "mkdocs.yml"), "--site-dir", str(root / f"site-{i}"), "--quiet"]
+                for i in range(2)]
+        versions = ("1.0.0",)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_MKDOCS_2_WARNING": "1"}
+    runs = [subprocess.Popen([sys.executable, "-m", "generator", *a], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for a in args]
     outputs = [run.communicate(timeout=120) for run in runs]
     for run, (out, err) in zip(runs, outputs):
-        assert run.returncode == 1, err  # 1: the citation moved at 1.1.0, which is the point of the run
-        assert [c["status"] for c in json.loads(out)["citations"]] == ["moved", "ok"]
         assert "Traceback" not in err
+        if command == "verify":
+            assert run.returncode == 1, err  # 1: the citation moved at 1.1.0, which is the point of the run
+            assert [c["status"] for c in json.loads(out)["citations"]] == ["moved", "ok"]
+        else:
+            assert run.returncode == 0, err
+    if command == "build":
+        assert (root / "site-0" / "demo" / "map" / "index.html").is_file()
+        assert (root / "site-1" / "demo" / "map" / "index.html").is_file()
     packs = registry.calls("pack")
-    assert sorted(packs) == sorted(f"pack {p}@{v}" for p in PACKAGES for v in ("1.0.0", "1.1.0")), \
+    assert sorted(packs) == sorted(f"pack {p}@{v}" for p in PACKAGES for v in versions), \
         "each package fetched once per version, however many processes asked"
-    assert cached_versions() == ["1.0.0", "1.1.0"]
+    assert cached_versions() == list(versions)
     assert leftovers() == []
 
 

@@ -146,6 +146,11 @@ def test_nav_lists_every_page_once() -> None:
                    "about.md"]
 
 
+def test_nav_titles_are_escaped_plain_text() -> None:
+    [_, section] = site_nav([_fake_map("demo", "How `demo` <script>x</script> decides")], ["demo/map.md"])
+    assert list(section) == ["How demo &lt;script&gt;x&lt;/script&gt; decides"]
+
+
 def _fake_map(name: str, title: str):
     class Fake:
         pass

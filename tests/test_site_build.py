@@ -137,6 +137,15 @@ def test_two_builds_give_the_same_site(demo, tmp_path: Path) -> None:
     assert a == b
 
 
+def test_render_writes_the_same_pages_for_another_engine(demo, tmp_path: Path) -> None:
+    out = tmp_path / "pages"
+    run = run_cli("render", "--decisions", demo.decisions, "--pages", demo.pages, "--out", out, "--quiet")
+    assert run.code == 0, run.stderr
+    assert run.stdout.strip() == f"wrote 7 files to {out}"
+    written = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*.md")}
+    assert written == render_folder(demo.decisions, demo.pages).pages
+
+
 def test_serve_watches_the_decisions_folder(demo) -> None:
     class Server:
         watched: list[str] = []
