@@ -80,7 +80,7 @@ def real_site(tmp_path_factory: pytest.TempPathFactory):
     site.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # closed after this module: another sync Playwright may start later
 def browser():
     if not CHROMIUM.exists():
         pytest.skip(f"needs {CHROMIUM} (apt-get install chromium; .ci/run does it)")
