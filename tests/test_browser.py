@@ -24,8 +24,8 @@ pytestmark = pytest.mark.browser
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 WIDTHS = (1280, 390)
-D1_PERMALINK = ("https://github.com/earendil-works/pi/blob/v1.4.0/packages/coding-agent/src/core/"
-                "agent-session.ts#L658-L681")
+D1_PERMALINK = ("https://github.com/earendil-works/pi/blob/v1.6.0/packages/coding-agent/src/core/"
+                "agent-session.ts#L723-L746")
 DEMO_PAGES = ("", "demo/", "demo/map/", "demo/problems/", "demo/census/", "extensions/demo-ext/")
 REAL_PAGES = ("", "pi/", "pi/map/", "pi/problems/", "pi/census/", "extensions/pi-turn-limit/",
               "extensions/pi-todo-loop/", "extensions/pi-roundtable/")
@@ -223,7 +223,7 @@ def test_d1_links_to_its_code_at_the_pinned_tag(page, real_site, width) -> None:
     _open(page, real_site, "pi/")
     summary = page.locator('.dm-summary[data-id="D1"]')
     assert summary.locator("a.dm-permalink").first.get_attribute("href") == D1_PERMALINK
-    assert summary.locator("a.dm-permalink").first.inner_text() == "agent-session.ts:658-681"
+    assert summary.locator("a.dm-permalink").first.inner_text() == "agent-session.ts:723-746"
 
 
 # --- search ------------------------------------------------------------------------------------------------

@@ -44,8 +44,8 @@ def _next_e(folder: Path) -> str:
 
 @pytest.mark.network
 @pytest.mark.parametrize("position, lines, symbol", [
-    (f"{PI}/agent-session.ts:660", "658-681", "AgentSession._beforeToolCall"),  # a method
-    (f"{PI}/agent-session.ts:666-667", "666-667", "AgentSession._beforeToolCall"),  # lines inside it
+    (f"{PI}/agent-session.ts:725", "723-746", "AgentSession._beforeToolCall"),  # a method (pi 1.6.0)
+    (f"{PI}/agent-session.ts:731-732", "731-732", "AgentSession._beforeToolCall"),  # lines inside it
     (f"{PI}/tools/truncate.ts:11", "11", "DEFAULT_MAX_LINES"),  # a constant
 ])
 def test_new_cites_the_declaration_and_verify_refuses_the_placeholders(pi_map, capsys, position, lines, symbol):

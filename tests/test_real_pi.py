@@ -35,8 +35,8 @@ def squeezed(lines: list[str]) -> str:
     return "".join("".join(lines).split())
 
 
-def test_the_map_pins_pi_1_4_0_from_npm(pi_map) -> None:
-    assert pi_map.version == "1.4.0"
+def test_the_map_pins_pi_1_6_0_from_npm(pi_map) -> None:
+    assert pi_map.version == "1.6.0"
     assert {p.package: p.path for p in pi_map.source.npm} == PACKAGES
 
 
@@ -56,7 +56,7 @@ def test_every_citation_is_ok_at_the_pin(pi_map) -> None:
     run = run_cli("verify", "--format", "json", "--quiet")
     assert run.code == 0, run.stderr[-2000:]
     report = run.json()
-    assert report["target"] == "1.4.0"
+    assert report["target"] == pi_map.version
     assert report["citations"], "the map cites something"
     assert {row["status"] for row in report["citations"]} == {"ok"}
     assert all(row["resolved"] == row["recorded"] for row in report["citations"])
@@ -117,7 +117,7 @@ def test_fix_to_1_5_2_makes_the_moved_ones_ok(pi_map, tmp_path: Path) -> None:
 
 
 def test_the_cache_is_used_without_the_registry(pi_map) -> None:
-    fetch_tree(pi_map, "1.4.0", quiet=True)
+    fetch_tree(pi_map, pi_map.version, quiet=True)
     run = run_cli("verify", "--quiet", env=OFFLINE)
     assert run.code == 0, run.stderr[-2000:]
 
@@ -127,3 +127,44 @@ def test_an_unknown_pi_version(pi_map) -> None:
     assert run.code == 2 and "Traceback" not in run.stderr
     assert run.stderr.splitlines() == ["error: @earendil-works/pi-coding-agent@0.0.0-does-not-exist is not in the "
                                        "npm registry (unknown package or version)"]
+
+
+SEED = {  # the seed page's citations, true at pi 1.4.0 (short file name, first line, last line)
+    "D1": ("agent-session.ts", 658, 681), "D2": ("runner.ts", 1249, 1267), "D7": ("project-trust.ts", 25, 45),
+    "G1": ("agent-loop.ts", 303, 326), "G4": ("agent-session.ts", 850, 851), "A16": ("print-mode.ts", 139, 160),
+    "E9": ("bash.ts", 42, 42), "F1": ("compaction.ts", 267, 270), "F5": ("compaction.ts", 696, 753),
+    "C1": ("agent-loop.ts", 412, 412), "E3": ("agent-loop.ts", 518, 533), "E8": ("edit-diff.ts", 300, 362),
+}
+
+
+def test_the_map_as_it_was_at_1_4_0_resolves_at_1_5_2(pi_map, tmp_path: Path) -> None:
+    """Rebuild the 1.4.0 map from the edition record (every citation's range before the bump),
+    then check every seed citation resolves at 1.5.2 onto the same code or is called changed."""
+    [edition] = [e for e in pi_map.editions if e.from_version == "1.4.0"]
+    folder = tmp_path / "decisions" / "pi"
+    folder.mkdir(parents=True)
+    text = pi_map.path.read_text().replace(f'version: "{pi_map.version}"', 'version: "1.4.0"')
+    (folder / "map.yaml").write_text(text.split("\nsections:")[0] + "\n")
+    by_id: dict[str, list] = {}
+    for row in edition.citations:
+        if row.checked_at == "1.4.0":
+            by_id.setdefault(row.id, []).append(row)
+    for entry_id, rows in by_id.items():
+        cites = "".join(f"  - file: {r.file}\n    lines: {r.old[0]}-{r.old[1]}\n" for r in rows)
+        (folder / f"{entry_id}.yaml").write_text(
+            f"id: {entry_id}\nquestion: As at 1.4.0?\ndecided_by: code\nanswer: Rebuilt.\ncites:\n{cites}")
+    at_pin = run_cli("verify", "--decisions", folder.parent, "--format", "json", "--quiet")
+    assert at_pin.code == 0, at_pin.stderr[-2000:]
+    for entry_id, (name, first, last) in SEED.items():
+        assert any(r.file.endswith("/" + name) and r.old == (first, last) for r in by_id[entry_id]), entry_id
+    run = run_cli("verify", "--decisions", folder.parent, "--target", "1.5.2", "--format", "json", "--quiet")
+    assert run.code in (0, 1), run.stderr[-2000:]
+    old_tree, new_tree = fetch_tree(pi_map, "1.4.0", quiet=True), fetch_tree(pi_map, "1.5.2", quiet=True)
+    for row in run.json()["citations"]:
+        old = old_tree.read(row["file"]).decode().split("\n")[row["recorded"][0] - 1:row["recorded"][1]]
+        if row["status"] in ("ok", "moved"):
+            first, last = row["resolved"]
+            assert squeezed(new_tree.read(row["file"]).decode().split("\n")[first - 1:last]) == squeezed(old), row
+        elif row["status"] == "changed" and row["resolved"]:
+            first, last = row["resolved"]
+            assert new_tree.read(row["file"]).decode().split("\n")[first - 1:last] != old, row

@@ -172,6 +172,6 @@ def test_make_site_builds_the_real_map(tmp_path: Path) -> None:
     run = run_cli("build", "--config", ROOT / "mkdocs.yml", "--site-dir", site, "--quiet", env=QUIET)
     assert run.code == 0, run.stderr
     html = (site / "pi" / "map" / "index.html").read_text()
-    assert ('href="https://github.com/earendil-works/pi/blob/v1.4.0/packages/coding-agent/src/core/'
-            'agent-session.ts#L658-L681"') in html
+    assert ('href="https://github.com/earendil-works/pi/blob/v1.6.0/packages/coding-agent/src/core/'
+            'agent-session.ts#L723-L746"') in html
     assert (site / "downloads" / "pi-decision-map.md").is_file()
