@@ -12,12 +12,15 @@ Page paths (for a map in ``decisions/pi/``)::
     pi/map.md                      the full map: one card per decision
     pi/problems.md                 the problems in the mapped code
     pi/census.md                   counts, the pin, the last check
+    pi/editions/index.md           every bump of the map, newest first
+    pi/editions/<from>-to-<to>.md  one bump: each entry's verdict, the old and new code of what changed
     extensions/<name>.md           an extension's page, with its overlay table
     downloads/pi-decision-map.md   the whole map as one Markdown file (a download, not a page)
 """
 
 from __future__ import annotations
 
+import difflib
 import html
 import re
 import textwrap
@@ -30,8 +33,10 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from . import prose
+from .edition import VERDICTS, EntryVerdict, entry_verdicts
 from .errors import DriftError, InputError, Problem
-from .model import Citation, DecisionMap, Entry, Group, Overlay, OverlayChange
+from .model import Citation, DecisionMap, Edition, EditionCitation, Entry, Group, Overlay, OverlayChange
+from .resolve import describe
 from .verify import Resolution, Trees, excerpt, verify_map
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -49,6 +54,7 @@ WHO_ABOUT = {
 _LANGUAGES = {".ts": "ts", ".mts": "ts", ".cts": "ts", ".tsx": "tsx", ".js": "js", ".mjs": "js",
               ".cjs": "js", ".jsx": "jsx", ".json": "json"}
 _NUMBER_WORDS = ("No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten")
+EDITIONS = "editions"  # a map's edition pages go in this folder of the map's folder
 
 
 # --- what the templates see ---------------------------------------------------------------------
@@ -93,6 +99,7 @@ class Card:
     anchor: str
     cites: tuple[CitedCode, ...]
     extensions: tuple[ExtensionLink, ...]
+    mark: str | None = None  # "changed" or "rewritten" in the latest edition, else None
 
     @property
     def changing(self) -> tuple[ExtensionLink, ...]:
@@ -148,6 +155,98 @@ class OverlayView:
 
 
 @dataclass(frozen=True)
+class CodeAt:
+    """Lines of a file at one version, as an edition page shows them (1-based, inclusive)."""
+
+    version: str
+    start: int
+    end: int
+    permalink: str
+    language: str
+    code: str  # the lines, common indentation removed
+    differs: tuple[int, ...]  # lines the other version lacks, counted from 1 at ``start``
+
+    @property
+    def lines(self) -> str:
+        return f"line {self.start}" if self.start == self.end else f"lines {self.start}-{self.end}"
+
+
+@dataclass(frozen=True)
+class DriftView:
+    """A citation whose code changed in an edition: its code before and after."""
+
+    row: EditionCitation
+    symbol: str  # the enclosing declaration at the earlier version, "" at the top level
+    before: CodeAt | None  # None only when the earlier file cannot be read
+    after: CodeAt | None  # None: no range at the later version, the code is gone
+
+
+@dataclass(frozen=True)
+class VerdictView:
+    """One entry on an edition page."""
+
+    verdict: EntryVerdict
+    card: Card | None  # None: the entry has left the map
+    drifts: tuple[DriftView, ...]
+
+    @property
+    def id(self) -> str:
+        return self.verdict.entry_id
+
+    @property
+    def anchor(self) -> str:
+        return self.id.lower()
+
+    @property
+    def kind(self) -> str:
+        return self.verdict.entry.kind if self.verdict.entry else "decision"
+
+    @property
+    def moves(self) -> tuple[tuple[str, tuple[tuple[EditionCitation, ...], ...]], ...]:
+        """The moved citations grouped by file, in the order the files first appear."""
+        files: dict[str, list[EditionCitation]] = {}
+        for row in self.verdict.moved:
+            files.setdefault(row.file, []).append(row)
+        return tuple((file, tuple(rows)) for file, rows in files.items())
+
+
+@dataclass(frozen=True)
+class EditionView:
+    """An edition of a map, with each entry's verdict, ready to render."""
+
+    edition: Edition
+    entries: tuple[VerdictView, ...]
+
+    @property
+    def slug(self) -> str:
+        return self.edition.slug
+
+    @property
+    def page(self) -> str:
+        """Its page, relative to the map's folder."""
+        return f"{EDITIONS}/{self.slug}.md"
+
+    def of(self, verdict: str) -> tuple[VerdictView, ...]:
+        return tuple(v for v in self.entries if v.verdict.verdict == verdict)
+
+    def count(self, verdict: str, kind: str | None = None) -> int:
+        return sum(kind is None or v.kind == kind for v in self.of(verdict))
+
+    def statuses(self) -> dict[str, int]:
+        """How many citations of the edition had each status."""
+        return dict(Counter(row.status for row in self.edition.citations))
+
+    @property
+    def rechecks(self) -> tuple[VerdictView, ...]:
+        return tuple(v for v in self.entries if v.verdict.needs_recheck)
+
+    @property
+    def marked(self) -> tuple[VerdictView, ...]:
+        """The entries a reader should look at again: re-written or changed, in that order."""
+        return self.of("rewritten") + self.of("changed")
+
+
+@dataclass(frozen=True)
 class Bar:
     label: str
     who: str
@@ -179,10 +278,23 @@ class MapView:
     problems: tuple[Card, ...]
     overlays: tuple[OverlayView, ...]
     census: Census
+    editions: tuple[EditionView, ...] = ()  # newest first
 
     @property
     def name(self) -> str:
         return self.map.name
+
+    @property
+    def latest(self) -> EditionView | None:
+        return self.editions[0] if self.editions else None
+
+    @property
+    def title_in_sentence(self) -> str:
+        """The map's title to follow other words ("What changed in how pi decides")."""
+        title = self.map.title
+        if len(title) > 1 and title[0].isupper() and title[1].islower():
+            return title[0].lower() + title[1:]
+        return title
 
     @property
     def download(self) -> str:
@@ -265,6 +377,10 @@ def render_pages(decision_map: DecisionMap, trees: Trees, pages_dir: Path | None
     }
     if view.problems:
         pages[f"{name}/problems.md"] = site.get_template("problems.md.j2").render(m=view)
+    if view.editions:
+        pages[f"{name}/{EDITIONS}/index.md"] = site.get_template("editions.md.j2").render(m=view)
+        for edition in view.editions:
+            pages[f"{name}/{edition.page}"] = site.get_template("edition.md.j2").render(m=view, x=edition)
     for overlay in view.overlays:
         table = site.get_template("overlay.md.j2").render(m=view, o=overlay).strip("\n")
         pages[overlay.page] = _extension_page(overlay, table, pages_dir, site, view)
@@ -320,7 +436,13 @@ def site_nav(maps: list[DecisionMap], pages: Iterable[str], hand_written: Iterab
                  ("Problems in the code", f"{name}/problems.md"), ("Census", f"{name}/census.md")]
         # MkDocs themes print nav titles as they are, unescaped: give them escaped plain text
         label = html.escape(_plain(decision_map.title), quote=False)
-        nav.append({label: [{title: path} for title, path in items if path in pages]})
+        section: list = [{title: path} for title, path in items if path in pages]
+        editions = [("All editions", f"{name}/{EDITIONS}/index.md")] + [
+            (f"{e.from_version} → {e.to_version}", f"{name}/{EDITIONS}/{e.slug}.md")
+            for e in reversed(decision_map.editions)]
+        if editions[0][1] in pages:
+            section.append({"What changed": [{title: path} for title, path in editions if path in pages]})
+        nav.append({label: section})
     extensions = sorted({p for p in list(pages) + list(hand_written) if p.startswith("extensions/")})
     if extensions:
         nav.append({"Extensions": [{PurePosixPath(p).stem: p} for p in extensions]})
@@ -348,11 +470,14 @@ def _require_ok(decision_map: DecisionMap, resolutions: list[Resolution]) -> Non
 def _map_view(decision_map: DecisionMap, trees: Trees, resolutions: list[Resolution]) -> MapView:
     symbols = {(r.entry.id, r.citation): r.symbol for r in resolutions}
     links = _extension_links(decision_map)
+    verdicts = [(edition, entry_verdicts(decision_map, edition)) for edition in reversed(decision_map.editions)]
+    marks = {v.entry_id: v.verdict for v in verdicts[0][1]
+             if v.verdict in ("changed", "rewritten")} if verdicts else {}
     cards = {}
     for entry in decision_map.entries:
         cites = tuple(_cited_code(decision_map, trees, cite, symbols.get((entry.id, cite), ""))
                       for cite in entry.cites)
-        cards[entry.id] = Card(entry, entry.id.lower(), cites, tuple(links.get(entry.id, ())))
+        cards[entry.id] = Card(entry, entry.id.lower(), cites, tuple(links.get(entry.id, ())), marks.get(entry.id))
     decisions = [cards[e.id] for e in decision_map.decisions]
     groups = _group_views(decision_map.groups, decisions)
     sections = tuple(SectionView(s.title, tuple(cards[i] for i in s.ids if i in cards))
@@ -361,8 +486,12 @@ def _map_view(decision_map: DecisionMap, trees: Trees, resolutions: list[Resolut
     overlays = tuple(OverlayView(o, tuple(ChangeView(c, anchor, cards.get(c.decision) if c.decision else None)
                                           for c, anchor in zip(o.changes, _change_anchors(o))))
                      for o in sorted(decision_map.overlays, key=lambda o: o.extension))
+    editions = tuple(EditionView(edition, tuple(VerdictView(v, cards.get(v.entry_id),
+                                                            _drift_views(decision_map, trees, edition, v))
+                                                for v in found))
+                     for edition, found in verdicts)
     return MapView(decision_map, cards, groups, sections, problems, overlays,
-                   _census(decision_map, decisions, groups, problems))
+                   _census(decision_map, decisions, groups, problems), editions)
 
 
 def _cited_code(decision_map: DecisionMap, trees: Trees, cite: Citation, symbol: str) -> CitedCode:
@@ -372,6 +501,54 @@ def _cited_code(decision_map: DecisionMap, trees: Trees, cite: Citation, symbol:
     suffix = PurePosixPath(cite.file).suffix.lower()
     return CitedCode(cite, decision_map.permalink(cite), symbol, _LANGUAGES.get(suffix, "text"),
                      cite.start, cite.end, code)
+
+
+def _drift_views(decision_map: DecisionMap, trees: Trees, edition: Edition,
+                 verdict: EntryVerdict) -> tuple[DriftView, ...]:
+    """The old and new code of each drifted citation of an entry, the lines that differ marked."""
+    views = []
+    for row in verdict.drifted:
+        # the old range is where the code was when last checked, which may predate `from`
+        old_source = trees.file(row.checked_at, row.file)
+        old_lines = old_source.lines[row.old[0] - 1:row.old[1]] if old_source else []
+        new_source = trees.file(edition.to_version, row.file) if row.new else None
+        new_lines = new_source.lines[row.new[0] - 1:row.new[1]] if new_source and row.new else []
+        gone, added = _differing(old_lines, new_lines)
+        symbol = ""
+        if old_source and row.old[1] <= old_source.line_count:
+            symbol = describe(old_source, row.old[0] - 1, row.old[1] - 1)
+        before = _code_at(decision_map, row.file, row.checked_at, row.old, old_lines, gone)
+        after = _code_at(decision_map, row.file, edition.to_version, row.new, new_lines, added) if row.new else None
+        views.append(DriftView(row, symbol, before, after))
+    return tuple(views)
+
+
+def _code_at(decision_map: DecisionMap, file: str, version: str, lines: tuple[int, int], text: list[str],
+             differs: tuple[int, ...]) -> CodeAt | None:
+    if not text:
+        return None
+    code = textwrap.dedent("\n".join(line.rstrip("\r").expandtabs(4) for line in text))
+    start, end = lines
+    anchor = f"#L{start}" if start == end else f"#L{start}-L{end}"
+    # the permalink contract of DESIGN.md: {repo}/blob/v{version}/{file}#L{a}-L{b}
+    permalink = f"{decision_map.repo.rstrip('/')}/blob/v{version}/{file}{anchor}"
+    return CodeAt(version, start, end, permalink, _LANGUAGES.get(PurePosixPath(file).suffix.lower(), "text"),
+                  code, differs)
+
+
+def _differing(old: list[str], new: list[str]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The lines (counted from 1) of ``old`` that ``new`` lacks, and of ``new`` that ``old`` lacks.
+
+    Whitespace is not compared (re-indented code is the same code) and blank lines are never marked."""
+    squeezed = lambda lines: ["".join(line.split()) for line in lines]  # noqa: E731
+    a, b = squeezed(old), squeezed(new)
+    gone, added = [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            gone += [i + 1 for i in range(i1, i2) if a[i]]
+        if tag in ("replace", "insert"):
+            added += [j + 1 for j in range(j1, j2) if b[j]]
+    return tuple(gone), tuple(added)
 
 
 def _change_anchors(overlay: Overlay) -> list[str]:
@@ -508,7 +685,7 @@ def _environment(kind: str) -> Environment:
         who_phrase=lambda who: WHO_PHRASE[who],
         count=_count,
     )
-    env.globals.update(WHO=WHO, number_word=_number_word, count=_count)
+    env.globals.update(WHO=WHO, VERDICTS=VERDICTS, number_word=_number_word, count=_count)
     return env
 
 
@@ -536,10 +713,13 @@ def _html_code(value: str) -> str:
     return f"<code>{prose.site_text(value)}</code>"
 
 
-def _fence(cited: CitedCode, numbered: bool) -> str:
+def _fence(cited: CitedCode | CodeAt, numbered: bool) -> str:
     longest = max((len(run) for run in re.findall(r"`{3,}", cited.code)), default=2)
     ticks = "`" * max(3, longest + 1)
     options = f' linenums="{cited.start}"' if numbered else ""
+    differs = getattr(cited, "differs", ())
+    if numbered and differs:  # pymdownx.highlight counts these from 1 at the block's first line
+        options += f' hl_lines="{" ".join(str(n) for n in differs)}"'
     return f"{ticks}{cited.language}{options}\n{cited.code}\n{ticks}"
 
 
