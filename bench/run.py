@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -129,14 +130,22 @@ def bench_site(rows: list) -> None:
         out = Path(scratch)
         subprocess.run([PY, "-m", "generator", "render", "--out", str(out / "docs")], cwd=ROOT, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(out / "docs" / "downloads", ignore_errors=True)  # a file the plugin copies, not a page
         for page in (ROOT / "site_src").rglob("*"):
             target = out / "docs" / page.relative_to(ROOT / "site_src")
             if page.is_file() and not target.exists():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy(page, target)
         plain = (ROOT / "mkdocs.yml").read_text()
-        plain = "\n".join(ln for ln in plain.splitlines() if "decision-map" not in ln)
-        plain = plain.replace("docs_dir: site_src", f"docs_dir: {out / 'docs'}")
+        plain = re.sub(r"\n  - decision-map:\n(      .*\n)*", "\n", plain)  # the plugin and its options
+        plain = plain.replace("docs_dir: site_src", f"docs_dir: {out / 'docs'}").replace("strict: true", "strict: false")
+        # the same nav the plugin builds, so both builds render the same pages
+        from generator.render import site_nav
+        from generator.load import load_maps
+        pages = [p.relative_to(out / "docs").as_posix() for p in (out / "docs").rglob("*.md")]
+        nav = site_nav(load_maps(ROOT / "decisions"), [p for p in pages if not p.startswith("downloads/")])
+        import yaml
+        plain += "\n" + yaml.safe_dump({"nav": nav}, sort_keys=False)
         (out / "mkdocs.yml").write_text(plain)
         full = timed([PY, "-m", "mkdocs", "build", "--quiet", "--site-dir", str(out / "site1")])
         bare = timed([PY, "-m", "mkdocs", "build", "--quiet", "-f", str(out / "mkdocs.yml"),

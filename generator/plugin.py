@@ -27,7 +27,9 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
 from .errors import DecisionMapError, InputError
+from .model import DecisionMap
 from .render import RenderedSite, is_download, render_folder, site_nav
+from .verify import Trees
 
 log = logging.getLogger("mkdocs.plugins.decision-map")
 
@@ -57,7 +59,8 @@ class DecisionMapPlugin(BasePlugin[Config]):
         """Load, verify and render (once per build); raises :class:`DecisionMapError`."""
         if self.site is None:
             decisions = Path(config.config_file_path or ".").parent / self.config.decisions
-            self.site = render_folder(decisions, Path(config.docs_dir), quiet=not self.config.progress)
+            self.site = render_folder(decisions, Path(config.docs_dir), quiet=not self.config.progress,
+                                      trees_for=lambda m: kept_trees(m, quiet=not self.config.progress))
         return self.site
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
@@ -94,6 +97,21 @@ class DecisionMapPlugin(BasePlugin[Config]):
     def on_serve(self, server, /, *, config: MkDocsConfig, builder):
         server.watch(str(Path(config.config_file_path or ".").parent / self.config.decisions))
         return server
+
+
+# `mkdocs serve` makes a new plugin for every rebuild; the parsed source trees outlive them, so a
+# rebuild after a YAML edit re-reads only the YAML: each pinned file is parsed once per process.
+_KEPT: dict[tuple, Trees] = {}
+
+
+def kept_trees(decision_map: DecisionMap, quiet: bool) -> Trees:
+    """The map's source trees from an earlier build in this process, or new ones."""
+    key = (str(decision_map.folder.resolve()), decision_map.source)
+    trees = _KEPT.get(key)
+    if trees is None:
+        trees = _KEPT[key] = Trees(decision_map, quiet=quiet)
+    trees.map = decision_map  # the same source: only the entries may have changed
+    return trees
 
 
 class _Download(File):

@@ -305,6 +305,11 @@ class MapView:
         return sum(len(g.cards) for g in self.groups)
 
     @property
+    def marked_decision_count(self) -> int:
+        """Decisions whose code changed or whose text was re-written in the latest edition."""
+        return sum(card.mark is not None for g in self.groups for card in g.cards)
+
+    @property
     def last_check(self) -> str | None:
         """The map's own check date, else the newest date recorded on its entries."""
         dates = [d for d in (self.map.checked, self.census.last_reviewed, self.census.last_upstream_check) if d]
@@ -337,16 +342,18 @@ class RenderedSite:
     pages: dict[str, str]  # relative path -> Markdown
 
 
-def render_folder(decisions: Path, pages_dir: Path | None = None, *, quiet: bool = True) -> RenderedSite:
+def render_folder(decisions: Path, pages_dir: Path | None = None, *, quiet: bool = True,
+                  trees_for: Callable[[DecisionMap], Trees] | None = None) -> RenderedSite:
     """Load every map under ``decisions``, verify it at its pin, and render the whole site.
 
+    ``trees_for`` may hand out source trees kept from an earlier build (``mkdocs serve``).
     Raises :class:`InputError` for bad entries or hand-written pages that generated ones would
     replace, and :class:`DriftError` when a citation is not ``ok``.
     """
     from .load import load_maps
 
     maps = load_maps(decisions)
-    pages = render_site(maps, lambda m: Trees(m, quiet=quiet), pages_dir)
+    pages = render_site(maps, trees_for or (lambda m: Trees(m, quiet=quiet)), pages_dir)
     if pages_dir is not None:
         collisions = hand_written_collisions(pages, pages_dir)
         if collisions:
@@ -685,7 +692,7 @@ def _environment(kind: str) -> Environment:
         who_phrase=lambda who: WHO_PHRASE[who],
         count=_count,
     )
-    env.globals.update(WHO=WHO, VERDICTS=VERDICTS, number_word=_number_word, count=_count)
+    env.globals.update(WHO=WHO, VERDICTS=VERDICTS, number_word=_number_word, count=_count, span=_span)
     return env
 
 
@@ -721,6 +728,11 @@ def _fence(cited: CitedCode | CodeAt, numbered: bool) -> str:
     if numbered and differs:  # pymdownx.highlight counts these from 1 at the block's first line
         options += f' hl_lines="{" ".join(str(n) for n in differs)}"'
     return f"{ticks}{cited.language}{options}\n{cited.code}\n{ticks}"
+
+
+def _span(lines: tuple[int, int]) -> str:
+    """A 1-based inclusive range as a person writes it: "7" or "7-12"."""
+    return str(lines[0]) if lines[0] == lines[1] else f"{lines[0]}-{lines[1]}"
 
 
 def _count(number: int, singular: str, plural: str | None = None) -> str:

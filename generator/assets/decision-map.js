@@ -1,4 +1,5 @@
-// The full map's filters (who decides, group) and its expand-all control.
+// The full map's filters (who decides, group, changed since the last edition) and its
+// expand-all control.
 // Without JavaScript the toolbar stays hidden and every card shows.
 (function () {
   "use strict";
@@ -13,13 +14,15 @@
     var select = toolbar.querySelector("[data-dm-group]");
     var expand = toolbar.querySelector("[data-dm-expand]");
     var counter = toolbar.querySelector("[data-dm-count]");
-    var state = { who: "", group: "" };
+    var changed = toolbar.querySelector("[data-dm-changed]");  // only when the map has an edition
+    var state = { who: "", group: "", changed: false };
 
     function apply() {
       var shown = 0;
       cards.forEach(function (card) {
         var visible = (!state.who || card.dataset.who === state.who) &&
-                      (!state.group || card.dataset.group === state.group);
+                      (!state.group || card.dataset.group === state.group) &&
+                      (!state.changed || Boolean(card.dataset.edition));
         card.hidden = !visible;
         if (visible) shown += 1;
       });
@@ -29,6 +32,7 @@
       chips.forEach(function (chip) {
         chip.setAttribute("aria-pressed", String(chip.dataset.dmWho === state.who));
       });
+      if (changed) changed.setAttribute("aria-pressed", String(state.changed));
       counter.textContent = shown === cards.length
         ? "Showing all " + cards.length + " decisions."
         : "Showing " + shown + " of " + cards.length + " decisions.";
@@ -44,6 +48,12 @@
       state.group = select.value;
       apply();
     });
+    if (changed) {
+      changed.addEventListener("click", function () {
+        state.changed = !state.changed;
+        apply();
+      });
+    }
     expand.addEventListener("click", function () {
       var open = expand.getAttribute("aria-pressed") !== "true";
       document.querySelectorAll(".dm-card details").forEach(function (details) {
@@ -61,6 +71,7 @@
       if (card && card.hidden) {
         state.who = "";
         state.group = "";
+        state.changed = false;
         select.value = "";
         apply();
         target.scrollIntoView();

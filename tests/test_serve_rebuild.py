@@ -1,0 +1,35 @@
+"""`mkdocs serve` rebuilds after each YAML edit: only the YAML is read again, no source re-parsed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import entry_yaml, make_project
+from generator import plugin, resolve
+from generator.render import render_folder
+
+SOURCE = "export function f(): number {\n  return 1;\n}\n\nexport function g(): number {\n  return 2;\n}\n"
+
+
+def test_a_rebuild_after_a_yaml_edit_parses_nothing_again(tmp_path: Path, monkeypatch) -> None:
+    p = make_project(tmp_path, {"1": {"src/a.ts": SOURCE}},
+                     {"D1": entry_yaml("D1", [("src/a.ts", "1-3")]), "D2": entry_yaml("D2", [("src/a.ts", "5-7")])})
+    parsed = []
+    real_init = resolve.SourceFile.__init__
+
+    def counting(self, path, data):
+        parsed.append(path)
+        real_init(self, path, data)
+
+    monkeypatch.setattr(resolve.SourceFile, "__init__", counting)
+    monkeypatch.setattr(plugin, "_KEPT", {})
+
+    def build() -> dict[str, str]:
+        return render_folder(p.decisions, trees_for=lambda m: plugin.kept_trees(m, quiet=True)).pages
+
+    first = build()
+    assert parsed == ["src/a.ts"]
+    p.write_entry("D2", entry_yaml("D2", [("src/a.ts", "5-7")]).replace("Plain code.", "Plain code, edited."))
+    second = build()
+    assert parsed == ["src/a.ts"], "the second build parsed a source file again"
+    assert first != second and "Plain code, edited." in second["demo/map.md"]
