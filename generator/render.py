@@ -520,7 +520,8 @@ def _drift_views(decision_map: DecisionMap, trees: Trees, edition: Edition,
         old_lines = old_source.lines[row.old[0] - 1:row.old[1]] if old_source else []
         new_source = trees.file(edition.to_version, row.file) if row.new else None
         new_lines = new_source.lines[row.new[0] - 1:row.new[1]] if new_source and row.new else []
-        gone, added = _differing(old_lines, new_lines)
+        # with nothing to compare against (the code is gone), no line is marked
+        gone, added = _differing(old_lines, new_lines) if new_lines else ((), ())
         symbol = ""
         if old_source and row.old[1] <= old_source.line_count:
             symbol = describe(old_source, row.old[0] - 1, row.old[1] - 1)

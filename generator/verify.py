@@ -1,15 +1,21 @@
 """Verify: resolve every citation of a map from the version it was checked at to a target.
 
-Parsing is shared: each file is parsed once per version however many citations it holds.
+Parsing is shared: each file is parsed once per version however many citations it holds, and at
+the pin (where a citation is ok by definition) only to name its symbol, which is remembered.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, TypeVar
 
 from .errors import InputError, Problem
-from .fetch import CorruptTree, SourceTree, fetch_tree, refetch
+from . import resolve as resolve_module
+from .fetch import CorruptTree, SourceTree, cache_root, fetch_tree, refetch
 from .model import Citation, DecisionMap, Entry
 from .resolve import Placement, SourceFile, anchor_for, describe, place, to_line
 
@@ -47,6 +53,7 @@ class Trees:
         self._fetch = fetch or (lambda m, v: fetch_tree(m, v, quiet=quiet))
         self._trees: dict[str, SourceTree] = {}
         self._files: dict[tuple[str, str], SourceFile | None] = {}
+        self._counts: dict[tuple[str, str], int] = {}
 
     def tree(self, version: str) -> SourceTree:
         if version not in self._trees:
@@ -61,6 +68,29 @@ class Trees:
             else:
                 self._files[key] = SourceFile(path, self._repaired(version, lambda tree: tree.read(path)))
         return self._files[key]
+
+    def line_count(self, version: str, path: str) -> int:
+        """How many lines a file has at ``version``, without parsing it."""
+        key = (version, path)
+        if key not in self._counts:
+            parsed = self._files.get(key)
+            if parsed is not None:
+                self._counts[key] = parsed.line_count
+            else:
+                data = self._repaired(version, lambda tree: tree.read(path))
+                self._counts[key] = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+        return self._counts[key]
+
+    def symbol(self, version: str, path: str, first: int, last: int) -> str:
+        """What a reader is shown for lines first..last (1-based) of a file at ``version``.
+
+        Remembered across runs by the file's digest, so a warm `verify` at the pin parses nothing."""
+        key = f"{self.tree(version).files[path]['sha256']}:{first}:{last}"
+        memo = symbol_memo()
+        if key not in memo.symbols:
+            memo.symbols[key] = describe(self.file(version, path), first - 1, last - 1)
+            memo.dirty = True
+        return memo.symbols[key]
 
     def classify(self, version: str, path: str) -> str | None:
         """Why ``path`` cannot be cited at ``version``, or None (see :meth:`SourceTree.classify`)."""
@@ -87,7 +117,7 @@ def check_citations(decision_map: DecisionMap, trees: Trees) -> None:
                 problems.append(Problem(cite.path, cite.line, f"cited file {cite.file} {why}; "
                                         "fix the path (it is relative to the repository root)"))
                 continue
-            count = trees.file(version, cite.file).line_count
+            count = trees.line_count(version, cite.file)
             if cite.end > count:
                 problems.append(Problem(cite.path, cite.line, f"lines {cite.start}-{cite.end} run past the "
                                         f"end of {cite.file}, which has {count} lines at {version}"))
@@ -104,18 +134,58 @@ def verify_map(decision_map: DecisionMap, target: str | None = None, trees: Tree
     for entry in decision_map.entries:
         for cite in entry.cites:
             checked_at = cite.version or decision_map.version
-            source = trees.file(checked_at, cite.file)
-            assert source is not None  # check_citations made sure
             if target == checked_at:  # the very code it was checked against: ok by definition
                 placement = Placement("ok", (cite.start - 1, cite.end - 1),
-                                      describe(source, cite.start - 1, cite.end - 1))
+                                      trees.symbol(checked_at, cite.file, cite.start, cite.end))
             else:
+                source = trees.file(checked_at, cite.file)
+                assert source is not None  # check_citations made sure
                 anchor = anchor_for(source, cite.start - 1, cite.end - 1)
                 placement = place(anchor, source, trees.file(target, cite.file))
             resolved = (to_line(placement.rows[0]), to_line(placement.rows[1])) if placement.rows else None
             results.append(Resolution(decision_map.name, entry, cite, placement.status,
                                       (cite.start, cite.end), resolved, placement.symbol, checked_at, target))
+    symbol_memo().save()
     return results
+
+
+@dataclass
+class SymbolMemo:
+    """Symbols of cited ranges, by file digest and range; kept in the cache folder. The resolver's
+    own digest is in the file name, so a change to how symbols are found starts a new memo."""
+
+    path: Path
+    symbols: dict[str, str]
+    dirty: bool = False
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+            temporary.write_text(json.dumps(self.symbols, sort_keys=True))
+            os.replace(temporary, self.path)  # two runs at once: the last one wins, both are right
+            self.dirty = False
+        except OSError:
+            pass  # a memo is only a shortcut
+
+
+_MEMO: SymbolMemo | None = None
+
+
+def symbol_memo() -> SymbolMemo:
+    global _MEMO
+    root = cache_root()
+    if _MEMO is None or not _MEMO.path.is_relative_to(root):
+        resolver = hashlib.sha256(Path(resolve_module.__file__).read_bytes()).hexdigest()[:12]
+        path = root / f"symbols-{resolver}.json"
+        try:
+            symbols = json.loads(path.read_text())
+        except (OSError, ValueError):
+            symbols = {}
+        _MEMO = SymbolMemo(path, symbols if isinstance(symbols, dict) else {})
+    return _MEMO
 
 
 def excerpt(trees: Trees, version: str, path: str, first: int, last: int) -> list[str]:

@@ -79,7 +79,8 @@ def test_rendering_is_deterministic(demo, pages) -> None:
 
 
 def test_the_site_has_every_page(pages) -> None:
-    assert sorted(pages) == ["demo/census.md", "demo/index.md", "demo/map.md", "demo/problems.md",
+    assert sorted(pages) == ["demo/census.md", "demo/editions/0.8.0-to-1.0.0.md", "demo/editions/index.md",
+                             "demo/index.md", "demo/map.md", "demo/problems.md",
                              "downloads/demo-decision-map.md", "extensions/demo-ext.md", "index.md"]
     assert [p for p in pages if is_download(p)] == ["downloads/demo-decision-map.md"]
 
@@ -146,6 +147,15 @@ def test_nav_lists_every_page_once() -> None:
                    "about.md"]
 
 
+def test_nav_lists_every_edition_newest_first(demo) -> None:
+    _older_edition(demo)
+    site = render_folder(demo.decisions, demo.pages)
+    [section] = [item for item in site_nav(list(site.maps), site.pages) if "How demo decides" in item]
+    assert section["How demo decides"][-1] == {"What changed": [
+        {"All editions": "demo/editions/index.md"}, {"0.8.0 → 1.0.0": "demo/editions/0.8.0-to-1.0.0.md"},
+        {"0.7.0 → 0.8.0": "demo/editions/0.7.0-to-0.8.0.md"}]}
+
+
 def test_nav_titles_are_escaped_plain_text() -> None:
     [_, section] = site_nav([_fake_map("demo", "How `demo` <script>x</script> decides")], ["demo/map.md"])
     assert list(section) == ["How demo &lt;script&gt;x&lt;/script&gt; decides"]
@@ -156,7 +166,7 @@ def _fake_map(name: str, title: str):
         pass
 
     fake = Fake()
-    fake.name, fake.title = name, title
+    fake.name, fake.title, fake.editions = name, title, ()
     return fake
 
 
@@ -320,3 +330,86 @@ def test_an_extension_without_a_hand_written_page_gets_a_generated_one(demo) -> 
     assert page.startswith("# demo-ext\n\nAsks you before a run may end, &lt;em&gt;whatever&lt;/em&gt; the model says.")
     assert "| Package | <code>demo-ext</code> |" in page
     assert "## The How demo decides decisions it changes" in page
+
+
+# --- editions ---------------------------------------------------------------------------------------
+
+
+def _older_edition(demo) -> None:
+    """An earlier bump, 0.7.0 → 0.8.0, in which nothing drifted (so no 0.7.0 source is needed)."""
+    (demo.map_folder / "editions" / "0.7.0-to-0.8.0.yaml").write_text(
+        'from: "0.7.0"\nto: "0.8.0"\ndate: 2026-10-01\ncitations:\n'
+        '  - {id: D2, file: src/session.ts, old: "5", new: "5", checked_at: "0.7.0", status: ok, claim: 9a1b64d9f957}\n'
+        '  - {id: D1, file: src/session.ts, old: "6-11", new: "7-12", checked_at: "0.7.0", status: moved,'
+        ' claim: e011524fb68e}\n')
+
+
+def test_every_edition_keeps_its_page_and_the_index_lists_them_newest_first(demo) -> None:
+    _older_edition(demo)
+    pages = render_folder(demo.decisions, demo.pages).pages
+    assert "demo/editions/0.7.0-to-0.8.0.md" in pages and "demo/editions/0.8.0-to-1.0.0.md" in pages
+    index = pages["demo/editions/index.md"]
+    assert index.index("(0.8.0-to-1.0.0.md) | 2026-11-10 | 1 | 1 | 1 | 1 |") < \
+        index.index("(0.7.0-to-0.8.0.md) | 2026-10-01 | 0 | 0 | 1 | 1 |")
+    older = pages["demo/editions/0.7.0-to-0.8.0.md"]
+    assert older.startswith("---\nhide:\n  - toc\n---\n\n# What changed in how demo decides, 0.7.0 → 0.8.0\n")
+    # only the latest edition marks cards and is summarized
+    assert "editions/0.8.0-to-1.0.0.md#g1" in pages["demo/map.md"]
+    assert "0.7.0-to-0.8.0" not in pages["demo/map.md"]
+    assert "Earlier editions: 0.7.0 → 0.8.0 (2026-10-01)." in pages["downloads/demo-decision-map.md"]
+
+
+def test_the_edition_page_shows_each_verdict_and_the_old_and_new_code(pages) -> None:
+    page = pages["demo/editions/0.8.0-to-1.0.0.md"]
+    assert "# What changed in how demo decides, 0.8.0 → 1.0.0" in page
+    assert "on **2026-11-10**" in page
+    assert "| [Re-written for 1.0.0](#rewritten) | 1 | 0 |" in page
+    assert "| [Changed, re-read](#changed) | 0 | 1 |" in page
+    verdicts = dict(re.findall(r'<article class="dm-edition-entry" data-id="(\w+)" data-verdict="(\w+)"', page))
+    assert verdicts == {"G1": "rewritten", "P1": "changed"}
+    # old code at the version it was checked at, new code at the edition's, with real line numbers
+    assert ("[lines 2-4](https://github.com/example/demo/blob/v0.8.0/src/loop.js#L2-L4)" in page and
+            '```js linenums="2" hl_lines="1"\nexport function shouldStop(reply) {' in page)
+    assert ("[lines 2-7](https://github.com/example/demo/blob/v1.0.0/src/loop.js#L2-L7)" in page and
+            '```js linenums="2" hl_lines="1 2 3 4"\nexport function shouldStop(reply, queue) {' in page)
+    assert "**After** · demo 1.0.0: the code is gone; no range holds it." in page
+    assert "[G1 in the full map](../map.md#g1)" in page and "[P1 on the problems page](../problems.md#p1)" in page
+    # the problem whose code changed is flagged, with its upstream status and check date
+    recheck = page[page.index('<div class="dm-recheck-box"'):page.index("## Re-written")]
+    assert "**Status re-check: a fix may have landed.**" in recheck
+    assert ("[#34](https://github.com/example/demo/issues/34) · open, no fix proposed · checked 2026-11-03, "
+            "before this bump") in recheck
+    moved = page[page.index("## Moved"):page.index("## Unchanged")]
+    assert "[Is a person asked before a <code>tool&#95;call</code> runs?](../map.md#d1)" in moved
+    assert "<code>session.ts</code> 7-12 → 9-14" in moved
+    assert "[Who approves a tool that is marked risky?](../map.md#d2)" in page[page.index("## Unchanged"):]
+
+
+def test_changed_cards_carry_a_badge_and_the_filter_counts_them(pages) -> None:
+    card_map = pages["demo/map.md"]
+    assert '<article class="dm-card" data-id="G1" data-who="model" data-group="G" data-edition="rewritten" markdown>' \
+        in card_map
+    assert ("[re-written for 1.0.0](editions/0.8.0-to-1.0.0.md#g1){ .dm-edition-badge .dm-edition-badge--rewritten }"
+            in card_map)
+    assert 'data-id="D1" data-who="code" data-group="D" markdown>' in card_map  # moved: no badge
+    assert ('data-dm-changed aria-pressed="false"' in card_map and
+            'Changed since the last edition <span class="dm-chip__count">1</span>' in card_map)
+    problems = pages["demo/problems.md"]
+    assert "[changed in 1.0.0](editions/0.8.0-to-1.0.0.md#p1){ .dm-edition-badge .dm-edition-badge--changed }" \
+        in problems
+    summary = pages["demo/index.md"]
+    assert ("**New in 1.0.0:** moved from demo 0.8.0 on 2026-11-10; 1 entry re-written, 1 re-read after their "
+            "code changed. [What changed](editions/0.8.0-to-1.0.0.md)\n{: .dm-edition-note }") in summary
+
+
+def test_the_download_lists_what_changed_in_the_latest_edition(pages) -> None:
+    export = pages["downloads/demo-decision-map.md"]
+    section = export[export.index("## What changed in demo 0.8.0 → 1.0.0"):export.index("## How demo decides: the full map")]
+    assert "Of its 4 entries, 1 was re-written, 1 changed, 1 moved and 1 was unchanged." in section
+    assert ("- G1 · Is the work finished, so the run may stop? (`src/loop.js` 2-4 at 0.8.0 → 2-7; "
+            "`src/queue.js` 2 at 0.8.0 → gone)") in section
+    assert "- P1 · The description of a session ends in raw `</details>` markup (`src/session.ts` 14-16 at 0.8.0 → 16-19)" \
+        in section
+    assert "**Status re-check, a fix may have landed:** P1 (upstream #34, open, no fix proposed, checked 2026-11-03)." \
+        in section
+    assert "**Moved** (the same code at other lines): D1." in section and "**Unchanged:** D2." in section

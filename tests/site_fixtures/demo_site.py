@@ -1,7 +1,11 @@
 """The demo site of the site tests, built inline under one temporary folder:
 
-- ``upstream/``: a git repository holding ``site_fixtures/upstream`` as tag ``v1.0.0``;
-- ``decisions/demo/``: the fixture entries, with a ``map.yaml`` pinned to that repository (file://);
+- ``upstream/``: a git repository holding ``site_fixtures/upstream-0.8.0`` as tag ``v0.8.0``, then
+  ``site_fixtures/upstream`` as tag ``v1.0.0``;
+- ``decisions/demo/``: the fixture entries, with a ``map.yaml`` pinned to that repository (file://)
+  at 1.0.0, and the edition of its bump from 0.8.0 (``editions/0.8.0-to-1.0.0.yaml``): D2
+  unchanged, D1 moved, P1 changed (a problem: its status needs a re-check), G1 re-written (one
+  citation changed, one moved, one whose file is gone);
 - ``site_src/``: the hand-written pages (an extension page with its ``{{ overlay }}`` line);
 - ``mkdocs.yml``: the project's own configuration, pointed at the two folders above.
 """
@@ -60,12 +64,15 @@ class DemoSite:
 def make_demo_site(root: Path) -> DemoSite:
     """Build the demo site's inputs under ``root`` (which must not hold them yet)."""
     upstream = root / "upstream"
-    shutil.copytree(FIXTURES / "upstream", upstream)
+    actor = git.Actor("test", "test@localhost")
+    shutil.copytree(FIXTURES / "upstream-0.8.0", upstream)
     repo = git.Repo.init(upstream)
     repo.git.add("--all")
-    actor = git.Actor("test", "test@localhost")
-    commit = repo.index.commit("demo 1.0.0", author=actor, committer=actor)
-    repo.create_tag("v1.0.0", ref=commit)
+    repo.create_tag("v0.8.0", ref=repo.index.commit("demo 0.8.0", author=actor, committer=actor))
+    shutil.rmtree(upstream / "src")
+    shutil.copytree(FIXTURES / "upstream", upstream, dirs_exist_ok=True)
+    repo.git.add("--all")
+    repo.create_tag("v1.0.0", ref=repo.index.commit("demo 1.0.0", author=actor, committer=actor))
 
     decisions = root / "decisions"
     shutil.copytree(FIXTURES / "decisions", decisions)

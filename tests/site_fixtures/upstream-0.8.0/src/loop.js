@@ -1,0 +1,4 @@
+// When a run may stop.
+export function shouldStop(reply) {
+  return reply.toolCalls.length === 0;
+}

@@ -1,0 +1,2 @@
+// Messages waiting for the next turn.
+export const queue = [];
