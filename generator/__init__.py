@@ -1,31 +1,23 @@
 """Generate a code-cited decision map, and keep its citations true as the code moves.
 
 Pipeline: fetch → load → resolve → verify → render. The names below are the public surface;
-everything else is internal to its stage.
+everything else is internal to its stage. They are imported on first use, so `verify` does not
+pay for the site's stages (and a missing dependency is reported by the command line, clearly).
 """
 
-from .errors import DecisionMapError, FetchError, InputError, Problem, UsageError
-from .load import load_maps
-from .model import Citation, DecisionMap, Edition, Entry, Overlay
-from .verify import Resolution, Trees, verify_map
-
-__all__ = ["Citation", "DecisionMap", "DecisionMapError", "Edition", "Entry", "FetchError", "InputError",
-           "Overlay", "Problem", "Resolution", "Trees", "UsageError", "load_maps", "verify_map",
-           "render_folder", "render_pages", "build_site", "bump_map"]
+_PUBLIC = {
+    "DecisionMapError": "errors", "FetchError": "errors", "InputError": "errors", "Problem": "errors",
+    "UsageError": "errors", "load_maps": "load", "Citation": "model", "DecisionMap": "model",
+    "Edition": "model", "Entry": "model", "Overlay": "model", "Resolution": "verify", "Trees": "verify",
+    "verify_map": "verify", "render_folder": "render", "render_pages": "render", "build_site": "build",
+    "bump_map": "bump",
+}
+__all__ = sorted(_PUBLIC)
 
 
 def __getattr__(name: str):
-    # The later stages pull in Jinja2 and MkDocs; `verify` should not pay for them.
-    if name in ("render_folder", "render_pages"):
-        from . import render
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'generator' has no attribute {name!r}")
+    import importlib
 
-        return getattr(render, name)
-    if name == "build_site":
-        from .build import build_site
-
-        return build_site
-    if name == "bump_map":
-        from .bump import bump_map
-
-        return bump_map
-    raise AttributeError(name)
+    return getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)

@@ -11,9 +11,13 @@ from .errors import DecisionMapError, InputError, UsageError, display_path
 
 EXAMPLES = """examples:
   python -m generator verify                      check every citation at the pinned version
-  python -m generator verify --target 1.6.0       what would drift if pi moved to 1.6.0
+  python -m generator verify --target 1.7.0       what would drift if pi moved to 1.7.0
   python -m generator verify --format json        one JSON object, for scripts
-  python -m generator fix --target 1.6.0          rewrite the ranges of citations that only moved
+  python -m generator fix --target 1.7.0          rewrite the ranges of citations that only moved
+  python -m generator bump 1.7.0                  move the map to a new release
+  python -m generator new FILE:LINE --group E     start a new entry from the code that decides
+  python -m generator source                      where the pinned source is on disk
+  python -m generator build                       verify, then build the site into site/
 """
 
 
@@ -39,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; nothing was changed", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as err:  # a Python without the project's dependencies
+        print(f"error: {err.name} is not installed for {sys.executable}; run `make setup`, then use "
+              ".venv/bin/python (or `. .venv/bin/activate`)", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # `verify | head`: the reader has gone, which is no error of ours
         sys.stderr.close()
         return 0
@@ -50,6 +58,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Keep a code-cited decision map true as the mapped code moves.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_parser = commands.add_parser
+    # every command's help keeps its example on one line, ready to copy
+    commands.add_parser = lambda *a, **k: add_parser(*a, formatter_class=argparse.RawDescriptionHelpFormatter, **k)
 
     verify = commands.add_parser(
         "verify", help="resolve every citation and report drift (exit 1 if any is not ok)",
@@ -79,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
                     "missing and ambiguous citations keep the version they were checked at and are shown "
                     "with a diff; `verify` fails until a person re-reads each one (then `accept`).",
         epilog="example: python -m generator bump 1.6.0")
-    bump.add_argument("version", metavar="VERSION")
+    bump.add_argument("version", metavar="VERSION", help="the release to move to, e.g. 1.7.0")
     bump.add_argument("--decisions", type=Path, default=Path("decisions"), metavar="DIR",
                       help="folder of maps, or one map folder (default: decisions)")
     bump.add_argument("--quiet", action="store_true", help="no progress display")
@@ -92,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
                     "citations were re-read at the pinned version: their `lines` become the new range "
                     "and their `version` the pin. Missing or ambiguous citations need a range by hand.",
         epilog="example: python -m generator accept G1 F5")
-    accept.add_argument("ids", nargs="+", metavar="ID")
+    accept.add_argument("ids", nargs="+", metavar="ID", help="the entries whose drifted citations were re-read")
     accept.add_argument("--decisions", type=Path, default=Path("decisions"), metavar="DIR",
                         help="folder of maps, or one map folder (default: decisions)")
     accept.add_argument("--quiet", action="store_true", help="no progress display")
@@ -103,11 +114,14 @@ def _parser() -> argparse.ArgumentParser:
         description="Write decisions/<map>/<ID>.yaml with the citation filled in and its symbol named. "
                     "FILE:LINE cites the whole enclosing declaration; FILE:A-B cites exactly those lines. "
                     "The question, who decides and the answer are left as TODO, which verify refuses.",
-        epilog="example: python -m generator new packages/coding-agent/src/core/tools/bash.ts:42 --id E19")
-    new.add_argument("position", metavar="FILE:LINE[-LINE]")
+        epilog="example:\n  python -m generator new packages/coding-agent/src/core/skills.ts:428-454 --group C")
+    new.add_argument("position", metavar="FILE:LINE[-LINE]",
+                     help="a path in the pinned source and a line (the innermost declaration holding it "
+                          "is cited) or a range (cited as it is)")
     new.add_argument("--map", help="the map's folder name (default: the first map)")
     new.add_argument("--id", help="the new entry's ID (default: the next free ID in the guessed group)")
-    new.add_argument("--group", help="the group letter to take the next free ID from")
+    new.add_argument("--group", help="the group letter to take the next free ID from (default: the group of "
+                                     "the entries that cite the same file; required when none does)")
     new.add_argument("--decisions", type=Path, default=Path("decisions"), metavar="DIR",
                      help="folder of maps (default: decisions)")
     new.set_defaults(run=_new)
@@ -117,7 +131,19 @@ def _parser() -> argparse.ArgumentParser:
         description="Write schema/entry.schema.json, map.schema.json and overlay.schema.json, generated "
                     "from the same specs the loader checks against.",
         epilog="example: python -m generator schema --out schema")
-    schema.add_argument("--out", type=Path, default=Path("schema"), metavar="DIR")
+    schema.add_argument("--out", type=Path, default=Path("schema"), metavar="DIR",
+                        help="folder to write the schemas to (default: schema)")
+
+    source = commands.add_parser(
+        "source", help="print where a map's pinned source tree is on disk (fetching it if needed)",
+        description="Fetch the pinned source tree if it is not cached yet and print its folder, so you can "
+                    "read the code you cite. With --version, the tree of another release.",
+        epilog="example:\n  less $(python -m generator source)/packages/agent/src/agent-loop.ts")
+    source.add_argument("--map", help="the map's folder name (default: the first map)")
+    source.add_argument("--version", help="another release than the pin")
+    source.add_argument("--decisions", type=Path, default=Path("decisions"), metavar="DIR",
+                        help="folder of maps (default: decisions)")
+    source.set_defaults(run=_source)
     schema.set_defaults(run=_schema)
     _site_commands(commands)
     return parser
@@ -262,6 +288,19 @@ def _accept(args: argparse.Namespace) -> int:
     for line in refused:
         print(line, file=sys.stderr)
     return 1 if refused else 0
+
+
+def _source(args: argparse.Namespace) -> int:
+    from .fetch import fetch_tree
+    from .load import find_map_folders, load_maps
+
+    folders = find_map_folders(args.decisions)
+    name = args.map or folders[0].name
+    maps = [m for m in load_maps(args.decisions) if m.name == name]
+    if not maps:
+        raise UsageError(f"no map named {name!r} under {args.decisions}")
+    print(fetch_tree(maps[0], args.version or maps[0].version).root)
+    return 0
 
 
 def _settle_editions(decisions: Path) -> None:

@@ -284,6 +284,10 @@ def _parse(path: Path, problems: list[Problem]) -> yaml.Node | None:
         if "\t" in text and "tab" in what.lower() or (mark and "\t" in text.splitlines()[mark.line][: mark.column + 1]
                                                       if mark and mark.line < len(text.splitlines()) else False):
             what += " (YAML does not allow tabs for indentation; indent with spaces)"
+        elif "mapping values are not allowed" in what:
+            what += " (a value holding ': ' must be quoted, or written as a block after `>-`)"
+        elif "expected '-' indicator" in what or "expected <block end>" in what:
+            what += " (check the indentation: list items and keys of one mapping line up)"
         problems.append(Problem(path, mark.line + 1 if mark else 0, f"YAML syntax error: {what}"))
         return None
     except yaml.YAMLError as err:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from pathlib import Path
 
-from .errors import UsageError
+from .errors import InputError, UsageError
 from .load import PLACEHOLDER, find_map_folders, load_maps
 from .model import DecisionMap
 from .resolve import symbol_path, to_line
@@ -35,7 +36,7 @@ def new_entry(decisions: Path, position: str, map_name: str | None, entry_id: st
     folder = next((f for f in folders if f.name == map_name), None) if map_name else folders[0]
     if folder is None:
         raise UsageError(f"no map named {map_name!r} under {decisions}")
-    decision_map = next(m for m in load_maps(decisions) if m.folder == folder)
+    decision_map = _loaded_map(decisions, folder)
     tree_source = Trees(decision_map)
     why = tree_source.tree(decision_map.version).classify(file)
     if why:
@@ -44,6 +45,9 @@ def new_entry(decisions: Path, position: str, map_name: str | None, entry_id: st
     if first > source.line_count or (last or first) > source.line_count:
         raise UsageError(f"{file} has {source.line_count} lines at {decision_map.version}; "
                          f"{format_lines(first, last or first)} does not exist there")
+    if not any(line.strip() for line in source.lines[first - 1:(last or first)]):
+        raise UsageError(f"{file}:{format_lines(first, last or first)} is blank at {decision_map.version}; "
+                         "point at the code that decides")
     if last is None:  # one line: cite the whole declaration around it
         node = source.enclosing(first - 1, first - 1)
         if node is None:
@@ -52,7 +56,15 @@ def new_entry(decisions: Path, position: str, map_name: str | None, entry_id: st
             first, last = to_line(node.start_point[0]), to_line(node.end_point[0])
     node = source.enclosing(first - 1, last - 1)
     symbol = symbol_path(node) if node is not None else "(top level)"
-    entry_id = entry_id or next_id(decision_map, group or guess_group(decision_map, file))
+    if entry_id is None and group is None:
+        group = guess_group(decision_map, file)
+        print(f"note: group {group} guessed from the entries that cite {file.rsplit('/', 1)[-1]}; "
+              "give --group or --id to choose", file=sys.stderr)
+    entry_id = entry_id or next_id(decision_map, group, folder)
+    for entry in decision_map.entries:
+        for cite in entry.cites:
+            if cite.file == file and cite.start <= last and first <= cite.end:
+                print(f"note: {entry.id} already cites {cite.label}: {entry.headline}", file=sys.stderr)
     if not re.fullmatch(r"[A-Z][0-9]{1,4}", entry_id):
         raise UsageError(f"{entry_id!r} is not an ID: a capital letter and a number, e.g. D12")
     if decision_map.entry(entry_id) or (folder / f"{entry_id}.yaml").exists():
@@ -64,25 +76,39 @@ def new_entry(decisions: Path, position: str, map_name: str | None, entry_id: st
 
 
 def guess_group(decision_map: DecisionMap, file: str) -> str:
-    """The group whose entries cite this file most; otherwise the group of most entries."""
-    same_file = Counter(e.group for e in decision_map.decisions for c in e.cites if c.file == file)
-    everyone = Counter(e.group for e in decision_map.decisions)
-    best = (same_file or everyone).most_common(1)
+    """The group whose entries cite this file most; none does: the group letter must be given."""
+    best = Counter(e.group for e in decision_map.decisions for c in e.cites if c.file == file).most_common(1)
     if not best:
-        raise UsageError("the map has no entries yet: give --id")
+        groups = ", ".join(f"{g.id} ({g.title})" for g in decision_map.groups) or "see map.yaml"
+        raise UsageError(f"no entry cites {file} yet, so its group cannot be guessed; give --group: {groups}")
     return best[0][0]
 
 
-def next_id(decision_map: DecisionMap, group: str) -> str:
+def next_id(decision_map: DecisionMap, group: str, folder: Path) -> str:
+    """The next free number in ``group``, counting unfinished entry files too."""
     used = {e.number for e in decision_map.entries if e.group == group}
+    used |= {int(p.stem[1:]) for p in folder.glob(f"{group}*.yaml") if re.fullmatch(r"[A-Z][0-9]{1,4}", p.stem)}
     return f"{group}{max(used, default=0) + 1}"
+
+
+def _loaded_map(decisions: Path, folder: Path) -> DecisionMap:
+    """The map, leaving out entries that are still unfinished (holding placeholders), so that
+    starting one entry does not wait for another to be written."""
+    try:
+        return next(m for m in load_maps(decisions) if m.folder == folder)
+    except InputError as err:
+        unfinished = {p.path.resolve() for p in err.problems if "placeholder" in p.message}
+        if not unfinished or any("placeholder" not in p.message for p in err.problems):
+            raise
+        finished = [p for p in folder.glob("*.yaml") if p.name != "map.yaml" and p.resolve() not in unfinished]
+        return next(m for m in load_maps(decisions, only=finished) if m.folder == folder)
 
 
 ENTRY_TEMPLATE = """\
 # yaml-language-server: $schema=../../schema/entry.schema.json
 id: {id}
 kind: decision
-# The judgment, as a user would ask it: "How long may a shell command run before it is killed?"
+# The judgment, as a user would ask it (see CONTRIBUTING.md for good examples).
 question: {todo}
 # code (plain code decides), model (the AI model's output decides) or person
 decided_by: {todo}

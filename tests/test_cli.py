@@ -116,7 +116,7 @@ def test_bad_usage_exits_2(project, args, capsys) -> None:
 def test_help_exits_0(capsys) -> None:
     run = run_main(capsys, "--help")
     assert run.code == 0
-    assert "python -m generator verify --target 1.6.0" in run.stdout
+    assert "python -m generator verify --target 1.7.0" in run.stdout and "generator new FILE:LINE" in run.stdout
 
 
 def test_unknown_target_exits_2(project) -> None:

@@ -119,3 +119,31 @@ def test_the_pre_commit_hook_checks_only_changed_entries():
     hook = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"][0]
     assert hook["entry"].endswith("generator verify --quiet") and re.match(hook["files"], "decisions/pi/D1.yaml")
     assert re.match(hook["exclude"], "decisions/pi/map.yaml")
+
+
+@pytest.mark.network
+def test_new_needs_a_group_for_a_file_no_entry_cites_and_notes_overlaps(pi_map, capsys):
+    run = run_main(capsys, "new", f"{PI}/skills.ts:428-454", "--decisions", pi_map)
+    assert run.code == 2 and "give --group" in run.stderr and "C (" in run.stderr
+    run = run_main(capsys, "new", f"{PI}/agent-session.ts:731-732", "--decisions", pi_map, "--group", "D")
+    assert run.code == 0 and "D1 already cites agent-session.ts:723-746" in run.stderr
+
+
+@pytest.mark.network
+def test_an_unfinished_entry_does_not_block_starting_another(pi_map, capsys):
+    first = run_main(capsys, "new", f"{PI}/skills.ts:428-454", "--decisions", pi_map, "--group", "C")
+    second = run_main(capsys, "new", f"{PI}/skills.ts:428-430", "--decisions", pi_map, "--group", "C")
+    assert first.code == 0 and second.code == 0, second.stderr
+    numbers = sorted(int(p.stem[1:]) for p in (pi_map / "pi").glob("C*.yaml"))
+    assert numbers[-2] + 1 == numbers[-1]
+
+
+def test_the_command_line_explains_a_python_without_the_dependencies(tmp_path):
+    import subprocess
+    import sys as system
+
+    # a Python that cannot import tree_sitter: a stub module that fails, first on the path
+    (tmp_path / "tree_sitter.py").write_text("raise ModuleNotFoundError(name='tree_sitter')\n")
+    done = subprocess.run([system.executable, "-m", "generator", "verify"], cwd=ROOT, capture_output=True,
+                          text=True, env={"PYTHONPATH": f"{tmp_path}:{ROOT}", "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "make setup" in done.stderr
