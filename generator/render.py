@@ -36,7 +36,6 @@ from . import prose
 from .edition import VERDICTS, EntryVerdict, entry_verdicts
 from .errors import DriftError, InputError, Problem
 from .model import Citation, DecisionMap, Edition, EditionCitation, Entry, Group, Overlay, OverlayChange
-from .resolve import describe
 from .verify import Resolution, Trees, excerpt, verify_map
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -186,7 +185,6 @@ class VerdictView:
     """One entry on an edition page."""
 
     verdict: EntryVerdict
-    card: Card | None  # None: the entry has left the map
     drifts: tuple[DriftView, ...]
 
     @property
@@ -239,11 +237,6 @@ class EditionView:
     @property
     def rechecks(self) -> tuple[VerdictView, ...]:
         return tuple(v for v in self.entries if v.verdict.needs_recheck)
-
-    @property
-    def marked(self) -> tuple[VerdictView, ...]:
-        """The entries a reader should look at again: re-written or changed, in that order."""
-        return self.of("rewritten") + self.of("changed")
 
 
 @dataclass(frozen=True)
@@ -493,8 +486,7 @@ def _map_view(decision_map: DecisionMap, trees: Trees, resolutions: list[Resolut
     overlays = tuple(OverlayView(o, tuple(ChangeView(c, anchor, cards.get(c.decision) if c.decision else None)
                                           for c, anchor in zip(o.changes, _change_anchors(o))))
                      for o in sorted(decision_map.overlays, key=lambda o: o.extension))
-    editions = tuple(EditionView(edition, tuple(VerdictView(v, cards.get(v.entry_id),
-                                                            _drift_views(decision_map, trees, edition, v))
+    editions = tuple(EditionView(edition, tuple(VerdictView(v, _drift_views(decision_map, trees, edition, v))
                                                 for v in found))
                      for edition, found in verdicts)
     return MapView(decision_map, cards, groups, sections, problems, overlays,
@@ -516,15 +508,12 @@ def _drift_views(decision_map: DecisionMap, trees: Trees, edition: Edition,
     views = []
     for row in verdict.drifted:
         # the old range is where the code was when last checked, which may predate `from`
-        old_source = trees.file(row.checked_at, row.file)
-        old_lines = old_source.lines[row.old[0] - 1:row.old[1]] if old_source else []
-        new_source = trees.file(edition.to_version, row.file) if row.new else None
-        new_lines = new_source.lines[row.new[0] - 1:row.new[1]] if new_source and row.new else []
+        old_lines = excerpt(trees, row.checked_at, row.file, *row.old)
+        new_lines = excerpt(trees, edition.to_version, row.file, *row.new) if row.new else []
         # with nothing to compare against (the code is gone), no line is marked
         gone, added = _differing(old_lines, new_lines) if new_lines else ((), ())
-        symbol = ""
-        if old_source and row.old[1] <= old_source.line_count:
-            symbol = describe(old_source, row.old[0] - 1, row.old[1] - 1)
+        whole = len(old_lines) == row.old[1] - row.old[0] + 1
+        symbol = trees.symbol(row.checked_at, row.file, *row.old) if whole else ""
         before = _code_at(decision_map, row.file, row.checked_at, row.old, old_lines, gone)
         after = _code_at(decision_map, row.file, edition.to_version, row.new, new_lines, added) if row.new else None
         views.append(DriftView(row, symbol, before, after))
@@ -548,8 +537,7 @@ def _differing(old: list[str], new: list[str]) -> tuple[tuple[int, ...], tuple[i
     """The lines (counted from 1) of ``old`` that ``new`` lacks, and of ``new`` that ``old`` lacks.
 
     Whitespace is not compared (re-indented code is the same code) and blank lines are never marked."""
-    squeezed = lambda lines: ["".join(line.split()) for line in lines]  # noqa: E731
-    a, b = squeezed(old), squeezed(new)
+    a, b = (["".join(line.split()) for line in lines] for lines in (old, new))
     gone, added = [], []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag in ("replace", "delete"):

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_cli
+from generator.edition import entry_verdicts
 from generator.load import load_maps
 from site_fixtures.demo_site import make_demo_site
 
@@ -26,9 +27,11 @@ ARTIFACTS = ROOT / "test-artifacts" / "browser"
 WIDTHS = (1280, 390)
 D1_PERMALINK = ("https://github.com/earendil-works/pi/blob/v1.6.0/packages/coding-agent/src/core/"
                 "agent-session.ts#L723-L746")
-DEMO_PAGES = ("", "demo/", "demo/map/", "demo/problems/", "demo/census/", "extensions/demo-ext/")
+DEMO_PAGES = ("", "demo/", "demo/map/", "demo/problems/", "demo/census/", "extensions/demo-ext/",
+              "demo/editions/", "demo/editions/0.8.0-to-1.0.0/")
 REAL_PAGES = ("", "pi/", "pi/map/", "pi/problems/", "pi/census/", "extensions/pi-turn-limit/",
-              "extensions/pi-todo-loop/", "extensions/pi-roundtable/")
+              "extensions/pi-todo-loop/", "extensions/pi-roundtable/", "pi/editions/",
+              "pi/editions/1.4.0-to-1.6.0/")
 QUIET = {"NO_MKDOCS_2_WARNING": "1"}
 
 
@@ -135,6 +138,13 @@ def _decisions() -> list:
     return list(pi.decisions)
 
 
+def _changed_in_latest_edition() -> list[str]:
+    """The decisions of the real map that changed or were re-written in its latest edition."""
+    [pi] = [m for m in load_maps(ROOT / "decisions") if m.name == "pi"]
+    return sorted(v.entry_id for v in entry_verdicts(pi, pi.editions[-1])
+                  if v.verdict in ("changed", "rewritten") and v.entry and v.entry.kind == "decision")
+
+
 # --- every page ---------------------------------------------------------------------------------------
 
 
@@ -190,6 +200,51 @@ def test_filters_hide_and_show_the_right_cards(page, real_site, width) -> None:
     page.select_option("[data-dm-group]", "")
     assert len(_visible_cards(page)) == len(decisions)
     assert page.inner_text("[data-dm-count]") == f"Showing all {len(decisions)} decisions."
+
+
+def test_the_changed_filter_shows_only_cards_changed_in_the_last_edition(page, demo_site, width) -> None:
+    _open(page, demo_site, "demo/map/")
+    button = '[data-dm-changed]'
+    assert page.inner_text(button) == "Changed since the last edition 1"
+    page.click(button)
+    assert [c["id"] for c in _visible_cards(page)] == ["G1"]  # re-written; D1 only moved, D2 unchanged
+    assert page.get_attribute(button, "aria-pressed") == "true"
+    assert page.locator('.dm-group[data-group="D"]').is_hidden()
+    assert page.inner_text("[data-dm-count]") == "Showing 1 of 3 decisions."
+    assert page.locator('.dm-card[data-id="G1"] a.dm-edition-badge').inner_text() == "re-written for 1.0.0"
+    page.click('[data-dm-who="code"]')  # combined with another filter: nothing left
+    assert _visible_cards(page) == []
+    page.click('[data-dm-who=""]')
+    page.click(button)
+    assert sorted(c["id"] for c in _visible_cards(page)) == ["D1", "D2", "G1"]
+    assert page.get_attribute(button, "aria-pressed") == "false"
+    assert page.problems == []
+
+
+def test_a_badge_leads_to_the_entry_on_the_edition_page(page, demo_site, width) -> None:
+    _open(page, demo_site, "demo/map/")
+    page.click('.dm-card[data-id="G1"] a.dm-edition-badge')
+    page.wait_for_url("**/demo/editions/0.8.0-to-1.0.0/#g1")
+    entry = page.locator('.dm-edition-entry[data-id="G1"]')
+    assert entry.locator(".dm-verdict").inner_text() == "Re-written for 1.0.0"
+    befores = entry.locator(".dm-drift__side--before a.dm-permalink")
+    assert befores.first.get_attribute("href") == "https://github.com/example/demo/blob/v0.8.0/src/loop.js#L2-L4"
+    assert entry.locator(".dm-drift__side--after .hll").count() == 4  # the lines 1.0.0 added, marked
+    assert _overflow(page) == 0
+    _shot(page, width, "demo-edition-g1")
+
+
+@pytest.mark.network
+def test_the_changed_filter_on_the_real_map(page, real_site, width) -> None:
+    expected = _changed_in_latest_edition()
+    _open(page, real_site, "pi/map/")
+    page.click("[data-dm-changed]")
+    shown = sorted(c["id"] for c in _visible_cards(page))
+    assert shown == expected and expected
+    assert page.locator(".dm-card[data-edition]").count() >= len(expected)
+    _shot(page, width, "pi-map-changed")
+    page.click("[data-dm-changed]")
+    assert len(_visible_cards(page)) == len(_decisions())
 
 
 @pytest.mark.network

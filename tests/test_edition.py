@@ -45,6 +45,7 @@ def test_only_the_claim_counts_not_the_citations_or_dates(demo) -> None:
 
 def test_an_entry_that_left_the_map_is_removed(demo) -> None:
     (demo.map_folder / "D2.yaml").unlink()
+    replace_in(demo.map_folder / "map.yaml", "ids: [D1, D2]", "ids: [D1]")
     assert _verdicts(demo)["D2"] == "removed"
 
 

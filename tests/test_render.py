@@ -104,7 +104,7 @@ def test_a_card_holds_the_cited_code_with_its_real_line_numbers(pages) -> None:
     card = pages["demo/map.md"]
     assert '```ts linenums="9"\nasync beforeToolCall(call: ToolCall)' in card
     assert "in <code>Session.beforeToolCall</code> · the hook, asked for every call" in card
-    assert '<article class="dm-card" data-id="G1" data-who="model" data-group="G" markdown>' in card
+    assert '<article class="dm-card" data-id="D2" data-who="person" data-group="D" markdown>' in card
 
 
 def test_code_with_backtick_runs_gets_a_longer_fence(pages) -> None:
@@ -363,8 +363,8 @@ def test_the_edition_page_shows_each_verdict_and_the_old_and_new_code(pages) -> 
     page = pages["demo/editions/0.8.0-to-1.0.0.md"]
     assert "# What changed in how demo decides, 0.8.0 → 1.0.0" in page
     assert "on **2026-11-10**" in page
-    assert "| [Re-written for 1.0.0](#rewritten) | 1 | 0 |" in page
-    assert "| [Changed, re-read](#changed) | 0 | 1 |" in page
+    assert "Re-written for 1.0.0</span> **[1 decision](#rewritten)**" in page
+    assert "Changed, re-read</span> **[1 problem](#changed)**" in page
     verdicts = dict(re.findall(r'<article class="dm-edition-entry" data-id="(\w+)" data-verdict="(\w+)"', page))
     assert verdicts == {"G1": "rewritten", "P1": "changed"}
     # old code at the version it was checked at, new code at the edition's, with real line numbers

@@ -50,7 +50,8 @@ def test_mkdocs_build_writes_every_page(demo, tmp_path: Path) -> None:
     done = mkdocs_build(demo.config, site)
     assert done.returncode == 0, done.stderr
     for page in ("index.html", "demo/index.html", "demo/map/index.html", "demo/problems/index.html",
-                 "demo/census/index.html", "extensions/demo-ext/index.html",
+                 "demo/census/index.html", "extensions/demo-ext/index.html", "demo/editions/index.html",
+                 "demo/editions/0.8.0-to-1.0.0/index.html",
                  "assets/decision-map/decision-map.css", "assets/decision-map/decision-map.js"):
         assert (site / page).is_file(), page
     assert "INFO    -  demo: 4 entries, 6 citations, all ok at 1.0.0" in done.stderr
@@ -141,7 +142,7 @@ def test_render_writes_the_same_pages_for_another_engine(demo, tmp_path: Path) -
     out = tmp_path / "pages"
     run = run_cli("render", "--decisions", demo.decisions, "--pages", demo.pages, "--out", out, "--quiet")
     assert run.code == 0, run.stderr
-    assert run.stdout.strip() == f"wrote 7 files to {out}"
+    assert run.stdout.strip() == f"wrote 9 files to {out}"
     written = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*.md")}
     assert written == render_folder(demo.decisions, demo.pages).pages
 
@@ -175,3 +176,9 @@ def test_make_site_builds_the_real_map(tmp_path: Path) -> None:
     assert ('href="https://github.com/earendil-works/pi/blob/v1.6.0/packages/coding-agent/src/core/'
             'agent-session.ts#L723-L746"') in html
     assert (site / "downloads" / "pi-decision-map.md").is_file()
+    edition = (site / "pi" / "editions" / "1.4.0-to-1.6.0" / "index.html").read_text()
+    assert "What changed in how pi decides, 1.4.0 → 1.6.0" in edition
+    assert 'href="https://github.com/earendil-works/pi/blob/v1.4.0/packages/' in edition  # the old code
+    assert "Status re-check: a fix may have landed." in edition
+    assert 'href="1.4.0-to-1.6.0/"' in (site / "pi" / "editions" / "index.html").read_text()
+    assert 'data-dm-changed' in html and 'data-edition="rewritten"' in html
