@@ -19,6 +19,7 @@ import sys
 import tarfile
 import tempfile
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -228,27 +229,37 @@ def _fetch_npm(packages: tuple[NpmPackage, ...], version: str, staging: Path, pr
     download = staging.parent / f"{staging.name}-tarballs"
     download.mkdir()
     try:
-        for package in packages:
+        # npm spends most of its time starting and waiting on the registry: fetch every package at once
+        with ThreadPoolExecutor(max_workers=max(1, len(packages))) as pool:
+            for package in packages:
+                progress.step(f"npm: {package.package}@{version}")
+            downloads = [pool.submit(_download_npm, package, version, download / str(index))
+                         for index, package in enumerate(packages)]
+            tarballs = [job.result() for job in downloads]  # the first failure, in the pin's order
+        for package, (tarball, integrity) in zip(packages, tarballs):
             spec = f"{package.package}@{version}"
-            progress.step(f"npm: {spec}")
-            meta_text = _npm(["view", spec, "dist.integrity", "--json"], spec).strip()
-            if not meta_text:
-                raise FetchError(f"{spec} is not in the npm registry (unknown package or version)")
-            integrity = _npm_json(meta_text, spec)
-            if isinstance(integrity, list):  # a range matched several versions: not an exact pin
-                raise FetchError(f"{spec} names several versions; pin an exact version")
-            packed = _npm_json(_npm(["pack", spec, "--json", "--pack-destination", str(download)], spec), spec)
-            try:
-                tarball = download / packed[0]["filename"]
-            except (LookupError, TypeError):
-                raise FetchError(f"npm pack gave no tarball name for {spec}") from None
             _check_integrity(tarball, integrity, spec)
             count = _rebuild_sources(tarball, staging / package.path, spec)
             progress.step(f"npm: {spec}: {count} source files")
-            for leftover in download.iterdir():
-                leftover.unlink()
     finally:
         shutil.rmtree(download, ignore_errors=True)
+
+
+def _download_npm(package: NpmPackage, version: str, folder: Path) -> tuple[Path, str]:
+    """The package's tarball (in ``folder``) and the integrity hash the registry gives for it."""
+    spec = f"{package.package}@{version}"
+    folder.mkdir()
+    meta_text = _npm(["view", spec, "dist.integrity", "--json"], spec).strip()
+    if not meta_text:
+        raise FetchError(f"{spec} is not in the npm registry (unknown package or version)")
+    integrity = _npm_json(meta_text, spec)
+    if isinstance(integrity, list):  # a range matched several versions: not an exact pin
+        raise FetchError(f"{spec} names several versions; pin an exact version")
+    packed = _npm_json(_npm(["pack", spec, "--json", "--pack-destination", str(folder)], spec), spec)
+    try:
+        return folder / packed[0]["filename"], integrity
+    except (LookupError, TypeError):
+        raise FetchError(f"npm pack gave no tarball name for {spec}") from None
 
 
 def _npm_json(output: str, spec: str):
