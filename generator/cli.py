@@ -52,22 +52,33 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Descriptions wrap to the terminal; indented lines (the examples) stay whole, ready to copy."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+
+        return "\n".join(indent + line if line.startswith("  ") or not line.strip()
+                         else textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent)
+                         for line in text.splitlines())
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m generator",
         description="Keep a code-cited decision map true as the mapped code moves.",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EXAMPLES, formatter_class=_HelpFormatter)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_parser = commands.add_parser
     # every command's help keeps its example on one line, ready to copy
-    commands.add_parser = lambda *a, **k: add_parser(*a, formatter_class=argparse.RawDescriptionHelpFormatter, **k)
+    commands.add_parser = lambda *a, **k: add_parser(*a, formatter_class=_HelpFormatter, **k)
 
     verify = commands.add_parser(
         "verify", help="resolve every citation and report drift (exit 1 if any is not ok)",
         description="Resolve every citation from the version it was checked at to --target, and report "
                     "each as ok, moved, changed, missing or ambiguous. Exit 0 when all are ok, 1 when "
                     "any is not, 2 on bad input or a source that cannot be fetched.",
-        epilog="example: python -m generator verify --target 1.6.0 --format github")
+        epilog="example:\n  python -m generator verify --target 1.6.0 --format github")
     _common(verify)
     verify.add_argument("--format", choices=("text", "json", "github"), default="text",
                         help="text: a table (default); json: one object; github: ::error annotations")
@@ -79,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
         "fix", help="rewrite the line ranges of citations that moved; leave the rest for a person",
         description="Rewrite `lines` of every citation whose code only moved, keeping comments and "
                     "layout; changed, missing and ambiguous citations are left for a person.",
-        epilog="example: python -m generator fix --target 1.6.0")
+        epilog="example:\n  python -m generator fix --target 1.6.0")
     _common(fix)
     fix.set_defaults(run=_fix)
 
@@ -89,10 +100,9 @@ def _parser() -> argparse.ArgumentParser:
                     "the map to VERSION and write the edition record (decisions/<map>/editions/). Changed, "
                     "missing and ambiguous citations keep the version they were checked at and are shown "
                     "with a diff; `verify` fails until a person re-reads each one (then `accept`).",
-        epilog="example: python -m generator bump 1.6.0")
+        epilog="example:\n  python -m generator bump 1.6.0")
     bump.add_argument("version", metavar="VERSION", help="the release to move to, e.g. 1.7.0")
-    bump.add_argument("--decisions", type=Path, default=Path("decisions"), metavar="DIR",
-                      help="folder of maps, or one map folder (default: decisions)")
+    _decisions_option(bump)
     bump.add_argument("--quiet", action="store_true", help="no progress display")
     bump.set_defaults(run=_bump)
 
@@ -102,10 +112,9 @@ def _parser() -> argparse.ArgumentParser:
                     "where pi's behaviour changed. `accept ID` then records that the entry's drifted "
                     "citations were re-read at the pinned version: their `lines` become the new range "
                     "and their `version` the pin. Missing or ambiguous citations need a range by hand.",
-        epilog="example: python -m generator accept G1 F5")
+        epilog="example:\n  python -m generator accept G1 F5")
     accept.add_argument("ids", nargs="+", metavar="ID", help="the entries whose drifted citations were re-read")
-    accept.add_argument("--decisions", type=Path, default=Path("decisions"), metavar="DIR",
-                        help="folder of maps, or one map folder (default: decisions)")
+    _decisions_option(accept)
     accept.add_argument("--quiet", action="store_true", help="no progress display")
     accept.set_defaults(run=_accept)
 
@@ -122,15 +131,14 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("--id", help="the new entry's ID (default: the next free ID in the guessed group)")
     new.add_argument("--group", help="the group letter to take the next free ID from (default: the group of "
                                      "the entries that cite the same file; required when none does)")
-    new.add_argument("--decisions", type=Path, default=Path("decisions"), metavar="DIR",
-                     help="folder of maps (default: decisions)")
+    _decisions_option(new)
     new.set_defaults(run=_new)
 
     schema = commands.add_parser(
         "schema", help="write the JSON Schemas of the YAML files (for editors) into schema/",
         description="Write schema/entry.schema.json, map.schema.json and overlay.schema.json, generated "
                     "from the same specs the loader checks against.",
-        epilog="example: python -m generator schema --out schema")
+        epilog="example:\n  python -m generator schema --out schema")
     schema.add_argument("--out", type=Path, default=Path("schema"), metavar="DIR",
                         help="folder to write the schemas to (default: schema)")
 
@@ -141,17 +149,20 @@ def _parser() -> argparse.ArgumentParser:
         epilog="example:\n  less $(python -m generator source)/packages/agent/src/agent-loop.ts")
     source.add_argument("--map", help="the map's folder name (default: the first map)")
     source.add_argument("--version", help="another release than the pin")
-    source.add_argument("--decisions", type=Path, default=Path("decisions"), metavar="DIR",
-                        help="folder of maps (default: decisions)")
+    _decisions_option(source)
     source.set_defaults(run=_source)
     schema.set_defaults(run=_schema)
     _site_commands(commands)
     return parser
 
 
-def _common(command: argparse.ArgumentParser) -> None:
+def _decisions_option(command: argparse.ArgumentParser) -> None:
     command.add_argument("--decisions", type=Path, default=Path("decisions"), metavar="DIR",
                          help="folder of maps, or one map folder (default: decisions)")
+
+
+def _common(command: argparse.ArgumentParser) -> None:
+    _decisions_option(command)
     command.add_argument("--target", metavar="VERSION", help="version to resolve at (default: the pin)")
     command.add_argument("--quiet", action="store_true", help="no progress display")
 
@@ -344,7 +355,7 @@ def _site_commands(commands) -> None:
         description="Load and verify every map, render its pages and build the MkDocs site into a fresh "
                     "folder, which then replaces the old one. Any bad entry or citation that is not ok "
                     "fails the build, naming each one, and leaves the previous site as it was.",
-        epilog="example: python -m generator build --site-dir public")
+        epilog="example:\n  python -m generator build --site-dir public")
     build.add_argument("--config", "-f", type=Path, default=Path("mkdocs.yml"), metavar="FILE",
                        help="the site's MkDocs configuration (default: mkdocs.yml)")
     build.add_argument("--site-dir", "-d", type=Path, metavar="DIR",
@@ -356,9 +367,8 @@ def _site_commands(commands) -> None:
         "render", help="write the generated Markdown pages into a folder, for any site engine",
         description="Render every map's pages (gallery, summary, full map, problems, census, extension "
                     "pages and the Markdown download) as Markdown files, without MkDocs.",
-        epilog="example: python -m generator render --out build/pages")
-    render.add_argument("--decisions", type=Path, default=Path("decisions"), metavar="DIR",
-                        help="folder of maps, or one map folder (default: decisions)")
+        epilog="example:\n  python -m generator render --out build/pages")
+    _decisions_option(render)
     render.add_argument("--pages", type=Path, default=Path("site_src"), metavar="DIR",
                         help="hand-written pages; extensions/<name>.md gets its overlay (default: site_src)")
     render.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder to write the pages to")

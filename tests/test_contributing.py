@@ -123,7 +123,9 @@ def test_the_pre_commit_hook_checks_only_changed_entries():
 
 @pytest.mark.network
 def test_new_needs_a_group_for_a_file_no_entry_cites_and_notes_overlaps(pi_map, capsys):
-    run = run_main(capsys, "new", f"{PI}/skills.ts:428-454", "--decisions", pi_map)
+    uncited = f"{PI}/auth-guidance.ts:1"  # a file no entry cites (yet)
+    assert not any(uncited.split(":")[0] in p.read_text() for p in (pi_map / "pi").glob("*.yaml"))
+    run = run_main(capsys, "new", uncited, "--decisions", pi_map)
     assert run.code == 2 and "give --group" in run.stderr and "C (" in run.stderr
     run = run_main(capsys, "new", f"{PI}/agent-session.ts:731-732", "--decisions", pi_map, "--group", "D")
     assert run.code == 0 and "D1 already cites agent-session.ts:723-746" in run.stderr
