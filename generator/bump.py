@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import re
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -59,8 +60,6 @@ def bump_map(decision_map: DecisionMap, version: str, today: str | None = None,
 
 
 def _repinned(decision_map: DecisionMap, version: str) -> str:
-    import re
-
     text = decision_map.path.read_text(encoding="utf-8")
     found = re.search(r"^version:[ \t]*(\"[^\"\n]*\"|'[^'\n]*'|[^\s#]+)", text, re.MULTILINE)
     if not found:

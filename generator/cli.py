@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 from .errors import DecisionMapError, InputError, UsageError, display_path
@@ -56,8 +57,6 @@ class _HelpFormatter(argparse.HelpFormatter):
     """Descriptions wrap to the terminal; indented lines (the examples) stay whole, ready to copy."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        import textwrap
-
         return "\n".join(indent + line if line.startswith("  ") or not line.strip()
                          else textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent)
                          for line in text.splitlines())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,8 +70,6 @@ def _version_change(text: str, cite: Citation, version: str) -> tuple[int, int, 
     """Set or add the citation's ``version`` key, in the citation's own style."""
     start, end = cite.mapping_span.start, cite.mapping_span.end
     block = text[start:end]  # a block mapping's span runs on over the comments below it
-    import re
-
     # Only a key counts: first in the mapping, or at the keys' indentation (never inside a comment).
     key = r"[{,]\s*" if cite.mapping_indent is None else rf"(?:\A|\n {{{cite.mapping_indent}}})"
     found = re.search(key + r"version:[ \t]*(\"[^\"\n]*\"|'[^'\n]*'|[^\s,}#]+)", block)

@@ -6,8 +6,10 @@ Every test gets its own cache folder (DECISION_MAP_CACHE), so no test touches th
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import tarfile
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -133,6 +135,28 @@ def make_project(root: Path, versions: dict[str, dict[str, str]], entries: dict[
     for entry_id, text in (entries or {}).items():
         project.write_entry(entry_id, text)
     return project
+
+
+# --- npm packages for a fake registry ------------------------------------------------------------
+
+
+def tarball(path: Path, files: dict[str, str | bytes]) -> Path:
+    """A gzipped npm tarball (every name under package/)."""
+    with tarfile.open(path, "w:gz") as archive:
+        for name, content in files.items():
+            data = content.encode() if isinstance(content, str) else content
+            info = tarfile.TarInfo(f"package/{name}")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+def source_map(sources: dict[str, str | None], with_content: bool = True) -> str:
+    """A source map naming ``sources``, holding their text in ``sourcesContent`` unless told not to."""
+    out: dict = {"version": 3, "sources": list(sources), "mappings": ""}
+    if with_content:
+        out["sourcesContent"] = list(sources.values())
+    return json.dumps(out)
 
 
 # --- the command line ---------------------------------------------------------------------------

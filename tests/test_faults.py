@@ -12,20 +12,18 @@ from __future__ import annotations
 import base64
 import errno
 import hashlib
-import io
 import json
 import os
 import signal
 import subprocess
 import sys
-import tarfile
 import time
 from pathlib import Path
 
 import git
 import pytest
 
-from conftest import ACTOR, ROOT, assert_clean_failure, entry_yaml, make_project, run_main
+from conftest import ACTOR, ROOT, assert_clean_failure, entry_yaml, make_project, run_main, source_map, tarball
 from generator.fetch import MANIFEST, cache_root
 
 FAKE_NPM = '''#!{python}
@@ -78,24 +76,6 @@ source:
       path: packages/ai
 """
 PACKAGES = ("@demo/agent", "@demo/ai")
-
-
-def tarball(path: Path, files: dict[str, str]) -> Path:
-    """An npm tarball: every file under package/."""
-    with tarfile.open(path, "w:gz") as archive:
-        for name, text in files.items():
-            data = text.encode()
-            info = tarfile.TarInfo(f"package/{name}")
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-    return path
-
-
-def source_map(sources: dict[str, str], with_content: bool = True) -> str:
-    out: dict = {"version": 3, "sources": list(sources), "mappings": "AAAA"}
-    if with_content:
-        out["sourcesContent"] = list(sources.values())
-    return json.dumps(out)
 
 
 class Registry:

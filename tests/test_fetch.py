@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import io
 import json
 import shutil
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 
 import git
 import pytest
 
-from conftest import ACTOR, ROOT, assert_clean_failure, entry_yaml, make_project, run_cli, run_main
+from conftest import ACTOR, ROOT, assert_clean_failure, entry_yaml, make_project, run_cli, run_main, source_map, tarball
 from generator.fetch import MANIFEST, cache_root, fetch_tree, history_path
 from generator.load import load_maps
 
@@ -216,26 +214,8 @@ elif args[0] == "pack":
 '''
 
 
-def tarball(path: Path, files: dict[str, str | bytes]) -> Path:
-    """A gzipped npm tarball (every name under package/)."""
-    with tarfile.open(path, "w:gz") as archive:
-        for name, content in files.items():
-            data = content.encode() if isinstance(content, str) else content
-            info = tarfile.TarInfo(f"package/{name}")
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-    return path
-
-
 def integrity(path: Path) -> str:
     return "sha512-" + base64.b64encode(hashlib.sha512(path.read_bytes()).digest()).decode()
-
-
-def source_map(sources: dict[str, str | None], with_content: bool = True) -> str:
-    out: dict = {"version": 3, "sources": list(sources), "mappings": ""}
-    if with_content:
-        out["sourcesContent"] = list(sources.values())
-    return json.dumps(out)
 
 
 class FakeNpm:
