@@ -4,15 +4,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: site serve test verify verify-latest bench setup clean
+.PHONY: site serve test verify verify-latest bench mutation setup clean
 
 setup: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e . \
-	  || $(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 site: $(STAMP)  ## fetch the pinned pi, verify every citation, build the site into site/
@@ -23,8 +22,11 @@ serve: $(STAMP)  ## preview with live reload (rebuilds when a YAML file changes)
 
 VERIFY_FORMAT ?= text
 
-verify: $(STAMP)  ## every citation must be ok at the pinned version
+verify: $(STAMP)  ## every citation must be ok at the pinned version, then every probe must hold
 	$(PY) -m generator verify --format $(VERIFY_FORMAT)
+	@if [ -n "$$DECISION_MAP_SKIP_PROBES" ]; then \
+	  echo "probes skipped: DECISION_MAP_SKIP_PROBES is set (unset it to run pi's own code against the claims)"; \
+	else $(PY) -m generator probe --quiet; fi
 
 verify-latest: $(STAMP)  ## would the newest pi release drift? (the scheduled CI job)
 	$(PY) -m generator verify --format $(VERIFY_FORMAT) --target "$$(npm view @earendil-works/pi-coding-agent version)"
@@ -34,6 +36,11 @@ test: $(STAMP)  ## every test: unit, real pi from the registry, real mkdocs buil
 
 bench: $(STAMP)  ## speed, as ratios against a floor measured in the same run
 	$(PY) bench/run.py
+
+MUTATION_MODULES ?=
+
+mutation: $(STAMP)  ## mutation testing of the core (mutmut): a score per module; MUTATION_MODULES=generator/x.py for some
+	$(PY) bench/mutation.py $(MUTATION_MODULES)
 
 clean:
 	rm -rf site $(VENV) .pytest_cache

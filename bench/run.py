@@ -5,6 +5,8 @@
 2. scaling: 10 … 10,000 citations generated over pi 1.4.0, verified against 1.6.0.
 3. the site build against a plain MkDocs build of the same generated Markdown.
 4. fetch: cold (empty cache) against `npm pack` of the same packages by hand.
+5. probes: every probe run, remembered, and cold; the floor of an empty probe in the sandbox.
+6. replay: citations carried through every release from 0.99.1 to 1.6.0, against straight.
 """
 
 from __future__ import annotations
@@ -191,9 +193,72 @@ def bench_fetch(rows: list) -> None:
     rows.append(("verify, warm, registry unreachable", f"{warm * 1000:.0f} ms", "no network used", "", ""))
 
 
+def bench_probes(rows: list) -> None:
+    """Probes: every probe run (install warm, results not remembered), the same remembered, and
+    cold (empty caches: pi installed from the registry first); against the floor of one empty
+    probe through the sandbox, and what the slowest probe costs."""
+    from generator.load import load_maps
+    from generator.probe import run_probes
+    from generator.probe_install import find_node, install_pi
+    from generator.probe_sandbox import Limits, isolation, run_sandboxed
+
+    decision_map = load_maps(ROOT / "decisions")[0]
+    command = [PY, "-m", "generator", "probe", "--quiet"]
+    timed(command, repeats=1, env={"DECISION_MAP_PROBE_CACHE": "off"})  # install pi at the pin
+    every = timed(command, repeats=max(1, REPEATS // 2), env={"DECISION_MAP_PROBE_CACHE": "off"})
+    timed(command, repeats=1)  # remember the results
+    remembered = timed(command)
+    results = run_probes(decision_map, use_cache=False)
+    slowest = max(results, key=lambda r: r.seconds)
+    node, install = find_node(), install_pi(decision_map, decision_map.version, quiet=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        empty = Path(scratch) / "empty.mjs"
+        empty.write_text('console.log("{}")\n')
+        floor = statistics.median(run_sandboxed(empty, node, install, Limits(), "empty.mjs").seconds
+                                  for _ in range(REPEATS))
+        bare = timed([str(node.binary), str(empty)])
+        cache, npm_cache = Path(scratch) / "cache", Path(scratch) / "npm-cache"
+        cold = timed(command, repeats=1, env={"DECISION_MAP_CACHE": str(cache), "npm_config_cache": str(npm_cache)})
+    count = len(results)
+    rows.append((f"probes: all {count} run, pi installed (sandbox: {isolation()})", f"{every * 1000:.0f} ms",
+                 f"{every / max(count, 1) * 1000:.0f} ms per probe, 2 at a time", "", "≤ 30 s"))
+    rows.append(("probes: all, results remembered", f"{remembered * 1000:.0f} ms", "nothing runs", "", ""))
+    rows.append(("probes: cold (empty caches: npm install of pi, then all)", f"{cold * 1000:.0f} ms", "", "", ""))
+    rows.append(("probe floor: an empty probe in the sandbox", f"{floor * 1000:.0f} ms",
+                 f"plain node {bare * 1000:.0f} ms", f"{floor / bare:.2f}×", ""))
+    rows.append((f"slowest probe: {slowest.id}", f"{slowest.seconds * 1000:.0f} ms", "", "", ""))
+
+
+REPLAY = ["0.99.1", "1.0.3", "1.3.0", "1.4.0", "1.5.0", "1.5.2", "1.6.0"]
+TABLES: list[str] = []  # printed after the main table
+
+
+def bench_replay(rows: list) -> None:
+    """Citations over real declarations of 0.99.1 carried release by release to 1.6.0, as `bump`
+    would, against resolving 0.99.1 straight to 1.6.0 (trees fetched first, so only resolving counts)."""
+    from generator.load import load_maps
+    from generator.replay import replay, table
+    from generator.verify import Trees
+
+    decision_map = load_maps(ROOT / "decisions")[0]
+    trees = Trees(decision_map, quiet=True)
+    for version in REPLAY:
+        trees.tree(version)
+    start = time.perf_counter()
+    result = replay(decision_map, REPLAY, trees, declarations=300)
+    seconds = time.perf_counter() - start
+    differs = sum(len(step.text_differs) for step in result.steps)
+    rows.append((f"replay: {result.citations} citations, {len(REPLAY) - 1} releases", f"{seconds * 1000:.0f} ms",
+                 f"{seconds * 1000 / result.citations / len(REPLAY):.2f} ms per citation and release",
+                 f"{differs} moved with other text", "0"))
+    rows.append(("replay: release by release = straight", f"{result.agree} agree",
+                 f"{len(result.disagree)} disagree", "", "0 disagree"))
+    TABLES.append("Replay over real releases (ok / moved / … per step):\n\n" + table(result))
+
+
 def main() -> None:
     rows: list[tuple] = []
-    for stage in (bench_verify, bench_scaling, bench_site, bench_fetch):
+    for stage in (bench_verify, bench_scaling, bench_site, bench_fetch, bench_probes, bench_replay):
         print(f"running {stage.__name__} …", file=sys.stderr, flush=True)
         stage(rows)
     header = ("measure", "median", "against", "ratio", "target")
@@ -203,6 +268,8 @@ def main() -> None:
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for row in rows:
         print("| " + " | ".join(str(c).ljust(widths[i]) for i, c in enumerate(row)) + " |")
+    for extra in TABLES:
+        print("\n" + extra)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ _PUBLIC = {
     "UsageError": "errors", "load_maps": "load", "Citation": "model", "DecisionMap": "model",
     "Edition": "model", "Entry": "model", "Overlay": "model", "Resolution": "verify", "Trees": "verify",
     "verify_map": "verify", "render_folder": "render", "render_pages": "render", "build_site": "build",
-    "bump_map": "bump",
+    "bump_map": "bump", "run_probes": "probe", "ProbeResult": "probe",
 }
 __all__ = sorted(_PUBLIC)
 

@@ -15,8 +15,10 @@ from datetime import date
 from pathlib import Path
 
 from .errors import UsageError
-from .model import DecisionMap, EditionCitation, Entry
-from .rewrite import Edit, apply_edits, format_lines
+from .model import DecisionMap, EditionCitation, EditionProbe, Entry
+from .probe import probe_flips
+from .record import settle
+from .rewrite import apply_edits, format_lines, set_top_level
 from .verify import Resolution, Trees, verify_map
 
 
@@ -26,6 +28,7 @@ class BumpReport:
     results: list[Resolution]
     edition: Path
     trees: Trees
+    probes: tuple[EditionProbe, ...] = ()  # the probes whose outcome flipped
 
 
 def claim_digest(entry: Entry) -> str:
@@ -42,21 +45,15 @@ def bump_map(decision_map: DecisionMap, version: str, today: str | None = None,
         raise UsageError(f"{decision_map.path}: the map is already pinned at {version}")
     trees = trees or Trees(decision_map)
     results = verify_map(decision_map, version, trees)
-    edits = []
-    for r in results:
-        if r.status in ("ok", "moved"):
-            lines = r.resolved if r.status == "moved" else None
-            # checked at the new pin from now on: an explicit older version would be wrong
-            edits.append(Edit(r.citation, lines=lines, version=version if r.citation.version else None))
-        elif r.citation.version is None:
-            edits.append(Edit(r.citation, version=r.checked_at))  # keep it checked at the old version
+    flips = tuple(probe_flips(decision_map, version))  # before anything is written: pi may not install
+    # moved and ok citations are recorded at the new pin; drifted ones keep the version they were checked at
+    edits = settle(decision_map, results, trees, version)
     edition = decision_map.folder / "editions" / f"{decision_map.version}-to-{version}.yaml"
-    edition_text = _edition_yaml(decision_map, version, results, today or date.today().isoformat())
-    pin_text = _repinned(decision_map, version)
+    edition_text = _edition_yaml(decision_map, version, results, today or date.today().isoformat(), flips)
+    pin_text = set_top_level(_repinned(decision_map, version), "checked_at", version, after="version")
     edition.parent.mkdir(exist_ok=True)
-    apply_edits([e for e in edits if e.lines is not None or e.version is not None],
-                also={edition: edition_text, decision_map.path: pin_text})
-    return BumpReport(decision_map, results, edition, trees)
+    apply_edits(edits, also={edition: edition_text, decision_map.path: pin_text})
+    return BumpReport(decision_map, results, edition, trees, flips)
 
 
 def _repinned(decision_map: DecisionMap, version: str) -> str:
@@ -67,13 +64,15 @@ def _repinned(decision_map: DecisionMap, version: str) -> str:
     return text[:found.start(1)] + f'"{version}"' + text[found.end(1):]
 
 
-def _edition_yaml(decision_map: DecisionMap, version: str, results: list[Resolution], today: str) -> str:
+def _edition_yaml(decision_map: DecisionMap, version: str, results: list[Resolution], today: str,
+                  flips: tuple[EditionProbe, ...] = ()) -> str:
     rows = [EditionCitation(r.entry.id, r.citation.file, r.recorded, r.resolved, r.checked_at, r.status,
-                            claim_digest(r.entry), 0) for r in results]
-    return edition_text(decision_map.version, version, today, rows)
+                            claim_digest(r.entry), 0, r.resolved_file if r.moved_file else None) for r in results]
+    return edition_text(decision_map.version, version, today, rows, flips)
 
 
-def edition_text(from_version: str, to_version: str, day: str, rows: list[EditionCitation]) -> str:
+def edition_text(from_version: str, to_version: str, day: str, rows: list[EditionCitation],
+                 probes: tuple[EditionProbe, ...] = ()) -> str:
     """The edition record as YAML (it is generated, so it is written whole)."""
     lines = [
         "# Written by `python -m generator bump`: what changed in the map's code between two versions.",
@@ -85,9 +84,14 @@ def edition_text(from_version: str, to_version: str, day: str, rows: list[Editio
     ]
     for row in rows:
         lines += [f"  - id: {row.id}", f"    file: {row.file}", f'    old: "{format_lines(*row.old)}"']
+        if row.new_file:
+            lines.append(f"    new_file: {row.new_file}")
         if row.new:
             lines.append(f'    new: "{format_lines(*row.new)}"')
         lines += [f'    checked_at: "{row.checked_at}"', f"    status: {row.status}", f"    claim: {row.claim}"]
+    if probes:  # the probes whose outcome flipped: running pi shows a change of behaviour
+        lines.append("probes:")
+        lines += [f"  - {{id: {p.id}, before: {p.before}, after: {p.after}}}" for p in probes]
     return "\n".join(lines) + "\n"
 
 
@@ -104,18 +108,19 @@ def settled_edition(decision_map: DecisionMap) -> tuple[Path, str] | None:
         order = seen.get((row.id, row.file), 0)
         seen[(row.id, row.file)] = order + 1
         entry = decision_map.entry(row.id)
-        same_file = [c for c in entry.cites if c.file == row.file] if entry else []
+        same_file = [c for c in entry.cites if c.file in (row.file, row.new_file)] if entry else []
         current = same_file[order] if order < len(same_file) else None
         if row.status not in ("ok", "moved") and current is not None and current.version in (None, edition.to_version):
             settled = (current.start, current.end)
             if settled != row.new:
                 row = EditionCitation(row.id, row.file, row.old, settled, row.checked_at, row.status, row.claim,
-                                      row.line)
+                                      row.line, current.file if current.file != row.file else None)
                 changed = True
         rows.append(row)
     if not changed:
         return None
-    return edition.path, edition_text(edition.from_version, edition.to_version, edition.date, rows)
+    return edition.path, edition_text(edition.from_version, edition.to_version, edition.date, rows,
+                                      edition.probes)
 
 
 def review_text(r: Resolution, trees: Trees) -> str:

@@ -18,6 +18,7 @@ EXAMPLES = """examples:
   python -m generator bump 1.7.0                  move the map to a new release
   python -m generator new FILE:LINE --group E     start a new entry from the code that decides
   python -m generator source                      where the pinned source is on disk
+  python -m generator probe P1 D1                 run pi itself and check what the entries claim
   python -m generator build                       verify, then build the site into site/
 """
 
@@ -117,6 +118,21 @@ def _parser() -> argparse.ArgumentParser:
     accept.add_argument("--quiet", action="store_true", help="no progress display")
     accept.set_defaults(run=_accept)
 
+    record = commands.add_parser(
+        "record", help="record what each citation cites (the tool keeps these; run once for new citations)",
+        description="Write each citation's `record` (the symbol, the number of lines and a digest of the cited "
+                    "text without whitespace) at the version it was checked at, so that `verify` catches a "
+                    "range or pin edited by hand and follows code to another file. Citations that have a record "
+                    "keep it; with --replace, the records of the given entries are taken anew from their ranges "
+                    "as they are now (after you changed a range on purpose).",
+        epilog="examples:\n  python -m generator record\n  python -m generator record --replace D1")
+    record.add_argument("ids", nargs="*", metavar="ID", help="only these entries (default: every entry)")
+    record.add_argument("--replace", action="store_true",
+                        help="take the records anew from the ranges as they are (give the IDs you changed)")
+    _decisions_option(record)
+    record.add_argument("--quiet", action="store_true", help="no progress display")
+    record.set_defaults(run=_record)
+
     new = commands.add_parser(
         "new", help="start a new entry from a citation (FILE:LINE cites the whole declaration there)",
         description="Write decisions/<map>/<ID>.yaml with the citation filled in and its symbol named. "
@@ -151,6 +167,7 @@ def _parser() -> argparse.ArgumentParser:
     _decisions_option(source)
     source.set_defaults(run=_source)
     schema.set_defaults(run=_schema)
+    _probe_command(commands)
     _site_commands(commands)
     return parser
 
@@ -170,7 +187,7 @@ def _resolve_all(args: argparse.Namespace, only: list[Path] | None = None):
     from .load import load_maps
     from .verify import Trees, verify_map
 
-    maps = load_maps(args.decisions, only=only)
+    maps = load_maps(args.decisions, only=only, editions=False)  # resolving needs no edition record
     results = []
     for decision_map in maps:
         results += verify_map(decision_map, args.target, Trees(decision_map, quiet=args.quiet))
@@ -190,20 +207,35 @@ def _verify(args: argparse.Namespace) -> int:
         _print_github(results)
     else:
         _print_table(results, target)
+    unrecorded = sum(r.citation.record is None for r in results)
+    if unrecorded and args.format != "json":
+        print(f"note: {unrecorded} citation(s) have no record of the code they cite yet, so a range edited by "
+              "hand cannot be caught; run `python -m generator record` to record them", file=sys.stderr)
     return 0 if all(r.status == "ok" for r in results) else 1
 
 
+ADVICE = {"moved": "run `python -m generator fix` to update it",
+          "changed": "re-read the code and update the entry",
+          "missing": "the cited code is gone; cite where the behaviour lives now",
+          "ambiguous": "the code appears several times; pick the right range by hand"}
+
+
+def _where(r) -> str:
+    """Where a citation's code is at the target, as a person writes it."""
+    if r.resolved is None:
+        return ""
+    lines = f"{r.resolved[0]}-{r.resolved[1]}"
+    return f"{r.resolved_file}:{lines}" if r.moved_file else lines
+
+
 def _print_github(results) -> None:
-    advice = {"moved": "run `python -m generator fix` to update the range",
-              "changed": "re-read the code and update the entry",
-              "missing": "the cited code is gone; cite where the behaviour lives now",
-              "ambiguous": "the code appears several times; pick the right range by hand"}
     for r in results:
         if r.status == "ok":
             continue
-        where = f" now {r.resolved[0]}-{r.resolved[1]}" if r.resolved else ""
+        where = f" now {_where(r)}" if r.resolved else ""
+        detail = f"; {r.detail}" if r.detail else ""
         message = (f"{r.entry.id} {r.citation.file}:{r.recorded[0]}-{r.recorded[1]} is {r.status}{where} "
-                   f"at {r.target} ({r.symbol or 'top level'}); {advice[r.status]}")
+                   f"at {r.target} ({r.symbol or 'top level'}){detail}; {ADVICE[r.status]}")
         print(f"::error file={display_path(r.citation.path)},line={r.citation.line},title=citation {r.status}::{message}")
     bad = sum(r.status != "ok" for r in results)
     print(f"{len(results) - bad} of {len(results)} citations ok")
@@ -215,8 +247,11 @@ def _print_table(results, target: str) -> None:
     rows = [("ID", "FILE", "RECORDED → RESOLVED", "STATUS", "SYMBOL")]
     for r in results:
         resolved = "-" if r.resolved is None else f"{r.resolved[0]}-{r.resolved[1]}"
-        rows.append((r.entry.id, r.citation.file.rsplit("/", 1)[-1],
-                     f"{r.recorded[0]}-{r.recorded[1]} → {resolved}", r.status, r.symbol or "(top level)"))
+        name = r.citation.file.rsplit("/", 1)[-1]
+        if r.moved_file:
+            name += f" → {r.resolved_file}"
+        rows.append((r.entry.id, name, f"{r.recorded[0]}-{r.recorded[1]} → {resolved}", r.status,
+                     (r.symbol or "(top level)") + (f"  [{r.detail}]" if r.detail else "")))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     for row in rows:
         print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) + "  " + row[4])
@@ -227,22 +262,63 @@ def _print_table(results, target: str) -> None:
 
 
 def _fix(args: argparse.Namespace) -> int:
-    from .rewrite import Edit, apply_edits
+    from .load import load_maps
+    from .record import checked_at_text, settle
+    from .rewrite import apply_edits
+    from .verify import Trees, verify_map
 
-    _, results = _resolve_all(args)
-    # A range rewritten for another version is checked at that version from now on.
-    edits = [Edit(r.citation, lines=r.resolved, version=r.target if r.target != r.checked_at else None)
-             for r in results if r.status == "moved" and r.resolved]
-    written = apply_edits(edits)
+    edits, also, results = [], {}, []
+    for decision_map in load_maps(args.decisions):
+        trees = Trees(decision_map, quiet=args.quiet)
+        found = verify_map(decision_map, args.target, trees)
+        target = args.target or decision_map.version
+        if target == decision_map.version:  # a pin edited by hand: bump's safe part, at the pin
+            edits += settle(decision_map, found, trees, target)
+            if (text := checked_at_text(decision_map, target)) is not None:
+                also[decision_map.path] = text
+        else:  # another release: only the moved ranges, each checked at that release from now on
+            edits += settle(decision_map, [r for r in found if r.status == "moved"], trees, decision_map.recorded_version)
+        results += found
+    written = apply_edits(edits, also=also)
     for r in results:
         if r.status == "moved":
-            print(f"{r.entry.id}: {r.citation.file}: {r.recorded[0]}-{r.recorded[1]} → "
-                  f"{r.resolved[0]}-{r.resolved[1]}")
+            print(f"{r.entry.id}: {r.citation.file}: {r.recorded[0]}-{r.recorded[1]} → {_where(r)}")
     left = [r for r in results if r.status not in ("ok", "moved")]
     for r in left:
-        print(f"{r.entry.id}: {r.citation.file}:{r.recorded[0]}-{r.recorded[1]} is {r.status}; left for a person")
-    print(f"fixed {len(edits)} moved citation(s) in {len(written)} file(s); {len(left)} need a person")
+        print(f"{r.entry.id}: {r.citation.file}:{r.recorded[0]}-{r.recorded[1]} is {r.status}; left for a person"
+              + (f" ({r.detail})" if r.detail else ""))
+    moved = sum(r.status == "moved" for r in results)
+    print(f"fixed {moved} moved citation(s) in {len(written)} file(s); {len(left)} need a person")
     return 0 if not left else 1
+
+
+def _record(args: argparse.Namespace) -> int:
+    from .load import load_maps
+    from .record import checked_at_text, record_edits, require_known
+    from .rewrite import apply_edits
+    from .verify import Trees, check_citations
+
+    if args.replace and not args.ids:
+        raise UsageError("--replace takes the records anew from the ranges as they are, which would hide "
+                         "every range edited by hand; name the entries you changed on purpose (record --replace D1)")
+    maps = load_maps(args.decisions)
+    ids = set(args.ids) if args.ids else None
+    if ids:
+        require_known(maps, ids)
+    edits, also, refused = [], {}, []
+    for decision_map in maps:
+        trees = Trees(decision_map, quiet=args.quiet)
+        check_citations(decision_map, trees)
+        found, left = record_edits(decision_map, trees, ids, replace=args.replace)
+        edits += found
+        refused += left
+        if (text := checked_at_text(decision_map, decision_map.recorded_version, explicit=True)) is not None:
+            also[decision_map.path] = text
+    written = apply_edits(edits, also=also)
+    print(f"recorded {len(edits)} citation(s) in {len(written)} file(s)")
+    for line in refused:
+        print(line, file=sys.stderr)
+    return 1 if refused else 0
 
 
 def _bump(args: argparse.Namespace) -> int:
@@ -264,35 +340,44 @@ def _bump(args: argparse.Namespace) -> int:
                   "behaviour changed, then `python -m generator accept ID`\n")
             for r in drifted:
                 print(review_text(r, report.trees))
+        if report.probes:
+            print(f"\n{len(report.probes)} probe(s) flipped: running pi {args.version} shows a change in what the "
+                  "entry claims; re-read it, then run `python -m generator probe ID`\n")
+            for flip in report.probes:
+                entry = decision_map.entry(flip.id)
+                print(f"── {flip.id} probe {flip.before} → {flip.after}: {entry.headline if entry else ''}")
         parts = ", ".join(f"{counts[s]} {s}" for s in counts if counts[s])
-        print(f"{decision_map.name}: pinned at {args.version} ({parts}); edition written to {report.edition}")
-        status = max(status, 1 if drifted else 0)
+        flipped = f", {len(report.probes)} probe(s) flipped" if report.probes else ""
+        print(f"{decision_map.name}: pinned at {args.version} ({parts}{flipped}); edition written to {report.edition}")
+        status = max(status, 1 if drifted or report.probes else 0)
     return status
 
 
 def _accept(args: argparse.Namespace) -> int:
     from .load import load_maps
+    from .record import require_known
     from .rewrite import Edit, apply_edits
     from .verify import Trees, verify_map
 
     wanted = set(args.ids)
-    edits, refused, found = [], [], set()
-    for decision_map in load_maps(args.decisions):
-        for r in verify_map(decision_map, None, Trees(decision_map, quiet=args.quiet)):
+    maps = load_maps(args.decisions)
+    require_known(maps, wanted)
+    edits, refused = [], []
+    for decision_map in maps:
+        trees = Trees(decision_map, quiet=args.quiet)
+        for r in verify_map(decision_map, None, trees):
             if r.entry.id not in wanted:
                 continue
-            found.add(r.entry.id)
             if r.status == "ok" and r.checked_at == decision_map.version:
                 continue
             if r.resolved is None:
                 refused.append(f"{r.entry.id}: {r.citation.file}:{r.recorded[0]}-{r.recorded[1]} is {r.status} "
                                f"at {r.target}; write its new `lines` by hand, then accept again")
                 continue
-            edits.append(Edit(r.citation, lines=r.resolved, version=r.target))
-            print(f"{r.entry.id}: {r.citation.file}: now {r.resolved[0]}-{r.resolved[1]}, checked at {r.target}")
-    unknown = wanted - found
-    if unknown:
-        raise UsageError(f"no entry has the ID {', '.join(sorted(unknown))}")
+            # re-read by a person: recorded anew, as the code is at the pin
+            edits.append(Edit(r.citation, lines=r.resolved, file=r.resolved_file, version=r.target,
+                              record=trees.record(r.target, r.resolved_file, *r.resolved)))
+            print(f"{r.entry.id}: {r.citation.file}: now {_where(r)}, checked at {r.target}")
     apply_edits(edits)
     _settle_editions(args.decisions)
     for line in refused:
@@ -311,6 +396,64 @@ def _source(args: argparse.Namespace) -> int:
         raise UsageError(f"no map named {name!r} under {args.decisions}")
     print(fetch_tree(maps[0], args.version or maps[0].version).root)
     return 0
+
+
+def _probe_command(commands) -> None:
+    probe = commands.add_parser(
+        "probe", help="run the entries' probes: pi's own code, in a sandbox (exit 1 if one does not hold)",
+        description="Install pi at VERSION (default: the pin) from npm into the cache, run each probed "
+                    "entry's script decisions/<map>/probes/<ID>.mjs with Node in a sandbox (its own temporary "
+                    "folder, no network, time and memory limits), and compare the JSON it prints with the "
+                    "entry's `probe.expect`. Exit 0 when every probe holds, 1 when one does not, 2 for bad input "
+                    "or a probe that cannot run. Results are remembered per script, version and install.",
+        epilog="examples:\n  python -m generator probe\n  python -m generator probe P2 --target 1.4.0")
+    _decisions_option(probe)
+    probe.add_argument("--target", metavar="VERSION", help="the pi release to run (default: the pin)")
+    probe.add_argument("--format", choices=("text", "json"), default="text",
+                       help="text: a table (default); json: one object")
+    probe.add_argument("ids", nargs="*", metavar="ID", help="only these entries (default: every probed entry)")
+    probe.add_argument("--quiet", action="store_true", help="no progress display")
+    probe.set_defaults(run=_probe)
+
+
+def _probe(args: argparse.Namespace) -> int:
+    from .load import load_maps
+    from .probe import check_ids, run_probes
+
+    maps = load_maps(args.decisions)
+    if args.ids:
+        check_ids(maps, args.ids)
+    results = []
+    for decision_map in maps:
+        results += run_probes(decision_map, args.target, args.ids or None, quiet=args.quiet)
+    target = args.target or (maps[0].version if maps else "")
+    if args.format == "json":
+        print(json.dumps({"target": target, "probes": [r.as_json() for r in results]}, indent=1))
+    else:
+        _print_probes(results, target)
+    for r in results:
+        if r.status != "holds":
+            print(f"{'error' if r.status == 'error' else 'fails'}: {r.message}", file=sys.stderr)
+    if any(r.status == "error" for r in results):
+        return 2
+    return 1 if any(r.status == "fails" for r in results) else 0
+
+
+def _print_probes(results, target: str) -> None:
+    from .probe_sandbox import isolation
+
+    rows = [("ID", "STATUS", "SECONDS", "RESULT")]
+    for r in results:
+        seconds = f"{r.seconds:.2f}" + (" (cached)" if r.cached else "")
+        rows.append((r.id, r.status, seconds, json.dumps(r.result, separators=(", ", ": "))[:90] if r.result else "-"))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
+    counts = {s: sum(r.status == s for r in results) for s in ("holds", "fails", "error")}
+    parts = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no probes"
+    sandbox = {"namespaces": "Linux namespaces and Node's permission model",
+               "node": "Node's permission model only (no namespaces here)"}[isolation()]
+    print(f"\n{len(results)} probe(s) with pi {target}: {parts} (sandbox: {sandbox})")
 
 
 def _settle_editions(decisions: Path) -> None:
@@ -394,7 +537,10 @@ def _build(args: argparse.Namespace) -> int:
 def _render(args: argparse.Namespace) -> int:
     from .render import render_folder
 
-    site = render_folder(args.decisions, args.pages if args.pages.is_dir() else None, quiet=args.quiet)
+    from .probe import site_probes
+
+    site = render_folder(args.decisions, args.pages if args.pages.is_dir() else None, quiet=args.quiet,
+                         probes=lambda maps: site_probes(maps, quiet=args.quiet))
     out = args.out.resolve()
     for path, text in site.pages.items():
         target = (out / path).resolve()

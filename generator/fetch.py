@@ -22,6 +22,7 @@ import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from .errors import FetchError
 from .model import DecisionMap, GitPin, NpmPackage
@@ -105,7 +106,36 @@ def fetch_tree(decision_map: DecisionMap, version: str, *, quiet: bool = False) 
     tree = _open(final, version, pin_commit)
     if tree is not None:
         return tree
-    lock_path = root / "locks" / f"{key}-{version}.lock"
+
+    def write(staging: Path) -> None:
+        with _Progress(quiet) as progress:
+            if source.git is not None:
+                commit = _fetch_git(source.git, version, pin_commit, staging, progress)
+            else:
+                commit = None
+                _fetch_npm(source.npm, version, staging, progress)
+        _write_manifest(staging, version, commit)
+
+    publish_once(final, f"{key}-{version}", lambda: _open(final, version, pin_commit) is not None, write,
+                 after=lambda: _record_history(root, key, version, final))
+    tree = _open(final, version, pin_commit)
+    if tree is None:
+        raise FetchError(f"the fetched tree at {final} failed its own digest check")
+    return tree
+
+
+def publish_once(final: Path, lock_name: str, ready: Callable[[], bool], write: Callable[[Path], None],
+                 after: Callable[[], None] | None = None) -> None:
+    """Make sure a finished cache entry is at ``final``, writing it at most once between processes.
+
+    Under the lock ``locks/<lock_name>.lock`` of the cache, ``ready()`` is asked again (another
+    process may have finished while we waited); if it is still false, ``write`` fills a staging
+    folder beside ``final`` that is then renamed into place, replacing a stale entry. A writer
+    killed half-way leaves only a staging folder, which the next one clears. ``after`` runs under
+    the lock once the entry is published.
+    """
+    root = cache_root()
+    lock_path = root / "locks" / f"{lock_name}.lock"
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
         final.parent.mkdir(parents=True, exist_ok=True)
@@ -114,20 +144,13 @@ def fetch_tree(decision_map: DecisionMap, version: str, *, quiet: bool = False) 
     from filelock import FileLock  # imported here: a warm run never needs it
 
     with FileLock(str(lock_path)):
-        tree = _open(final, version, pin_commit)  # another process may have finished while we waited
-        if tree is not None:
-            return tree
-        for stale in final.parent.glob(f".tmp-{version}-*"):
+        if ready():
+            return
+        for stale in final.parent.glob(f".tmp-{final.name}-*"):
             shutil.rmtree(stale, ignore_errors=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".tmp-{version}-", dir=final.parent))
+        staging = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=final.parent))
         try:
-            with _Progress(quiet) as progress:
-                if source.git is not None:
-                    commit = _fetch_git(source.git, version, pin_commit, staging, progress)
-                else:
-                    commit = None
-                    _fetch_npm(source.npm, version, staging, progress)
-            _write_manifest(staging, version, commit)
+            write(staging)
             if final.exists():  # a corrupt or stale entry we are replacing
                 shutil.rmtree(final)
             os.rename(staging, final)
@@ -140,11 +163,8 @@ def fetch_tree(decision_map: DecisionMap, version: str, *, quiet: bool = False) 
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        _record_history(root, key, version, final)
-    tree = _open(final, version, pin_commit)
-    if tree is None:
-        raise FetchError(f"the fetched tree at {final} failed its own digest check")
-    return tree
+        if after is not None:
+            after()
 
 
 def refetch(decision_map: DecisionMap, version: str, *, quiet: bool = False) -> SourceTree:
@@ -198,12 +218,14 @@ def _write_manifest(staging: Path, version: str, commit: str | None = None) -> N
 # --- npm -------------------------------------------------------------------------------------
 
 
-def _npm(args: list[str], what: str) -> str:
+def _npm(args: list[str], what: str, npm: list[str] | None = None, **run) -> str:
+    """npm's output; ``npm`` is the command that runs it (default: $DECISION_MAP_NPM, else `npm`),
+    ``run`` more arguments for subprocess.run (cwd, env)."""
     # npm's default back-off waits about a minute before it calls a registry unreachable
-    command = [os.environ.get("DECISION_MAP_NPM", "npm"), *args, "--fetch-retries=2",
+    command = [*(npm or [os.environ.get("DECISION_MAP_NPM", "npm")]), *args, "--fetch-retries=2",
                "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=4000"]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, **run)
     except FileNotFoundError:
         raise FetchError(f"cannot run '{command[0]}': install Node.js and npm to fetch {what}") from None
     except subprocess.TimeoutExpired:
@@ -249,17 +271,23 @@ def _download_npm(package: NpmPackage, version: str, folder: Path) -> tuple[Path
     """The package's tarball (in ``folder``) and the integrity hash the registry gives for it."""
     spec = f"{package.package}@{version}"
     folder.mkdir()
-    meta_text = _npm(["view", spec, "dist.integrity", "--json"], spec).strip()
-    if not meta_text:
-        raise FetchError(f"{spec} is not in the npm registry (unknown package or version)")
-    integrity = _npm_json(meta_text, spec)
-    if isinstance(integrity, list):  # a range matched several versions: not an exact pin
-        raise FetchError(f"{spec} names several versions; pin an exact version")
+    integrity = registry_integrity(spec)
     packed = _npm_json(_npm(["pack", spec, "--json", "--pack-destination", str(folder)], spec), spec)
     try:
         return folder / packed[0]["filename"], integrity
     except (LookupError, TypeError):
         raise FetchError(f"npm pack gave no tarball name for {spec}") from None
+
+
+def registry_integrity(spec: str, npm: list[str] | None = None) -> str:
+    """The integrity hash the registry gives for ``spec`` (package@exact-version)."""
+    meta_text = _npm(["view", spec, "dist.integrity", "--json"], spec, npm).strip()
+    if not meta_text:
+        raise FetchError(f"{spec} is not in the npm registry (unknown package or version)")
+    integrity = _npm_json(meta_text, spec)
+    if isinstance(integrity, list):  # a range matched several versions: not an exact pin
+        raise FetchError(f"{spec} names several versions; pin an exact version")
+    return integrity
 
 
 def _npm_json(output: str, spec: str):
@@ -390,6 +418,30 @@ def _record_history(root: Path, key: str, version: str, tree: Path) -> None:
                     repo.git.tag(tag, commit)
     except Exception as err:  # the history is a convenience; the tree itself is what matters
         print(f"note: could not record {version} in {history_path()}: {err}", file=sys.stderr)
+
+
+def renamed_files(decision_map: DecisionMap, old: str, new: str) -> dict[str, str]:
+    """Files git sees as renamed between two fetched versions (old path → new path), from the
+    history repository; empty when either version is not recorded there."""
+    key = _source_key(decision_map)
+    try:
+        import git
+
+        repo = git.Repo(history_path())
+        output = repo.git.diff("--name-status", "-M", "-z", f"{key}/v{old}", f"{key}/v{new}")
+    except Exception:  # no history (yet), or a version missing from it: renames are a bonus
+        return {}
+    fields = output.split("\0")
+    renames, index = {}, 0
+    while index < len(fields) and fields[index]:
+        status = fields[index]
+        if status.startswith(("R", "C")):
+            if status.startswith("R"):
+                renames[fields[index + 1]] = fields[index + 2]
+            index += 3
+        else:
+            index += 2
+    return renames
 
 
 class _Progress:

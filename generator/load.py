@@ -16,8 +16,9 @@ import yaml
 
 from . import schema
 from .errors import InputError, Problem
-from .model import (Citation, DecisionMap, Edition, EditionCitation, Entry, Failure, GitPin, Group,
-                    NpmPackage, Overlay, OverlayChange, Review, Section, Side, Source, Span, Upstream)
+from .model import (Citation, CitationRecord, DecisionMap, Edition, EditionCitation, EditionProbe, Entry, Failure,
+                    GitPin, Group, NpmPackage, Overlay, OverlayChange, Override, Probe, Review, Section, Side,
+                    Source, Span, Upstream)
 from .rewrite import finish_interrupted_writes
 
 PLACEHOLDER = "TODO"  # what `new` writes where a person must write; never valid
@@ -48,15 +49,16 @@ def find_map_folders(decisions: Path) -> list[Path]:
     return folders
 
 
-def load_maps(decisions: Path, only: list[Path] | None = None) -> list[DecisionMap]:
-    """Load every map under ``decisions``; with ``only``, keep just the entries in those files."""
+def load_maps(decisions: Path, only: list[Path] | None = None, editions: bool = True) -> list[DecisionMap]:
+    """Load every map under ``decisions``; with ``only``, keep just the entries in those files.
+    ``editions=False`` leaves out the edition records (written by `bump`; only pages read them)."""
     problems: list[Problem] = []
     maps = []
     if decisions.is_dir():
         for path in finish_interrupted_writes(decisions):
             print(f"note: finished an interrupted write: {path}", file=sys.stderr)
     for folder in find_map_folders(decisions):
-        loaded = _load_map(folder, problems, only)
+        loaded = _load_map(folder, problems, only, editions)
         if loaded:
             maps.append(loaded)
     if problems:
@@ -64,7 +66,8 @@ def load_maps(decisions: Path, only: list[Path] | None = None) -> list[DecisionM
     return maps
 
 
-def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None) -> DecisionMap | None:
+def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
+              with_editions: bool = True) -> DecisionMap | None:
     map_path = folder / "map.yaml"
     head = _validated(map_path, schema.MAP, problems)
     entries: list[Entry] = []
@@ -88,12 +91,13 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None) ->
     overlays = [o for p in sorted((folder / "extensions").glob("*.yaml"))
                 if (o := _load_overlay(p, problems))] if (folder / "extensions").is_dir() else []
     editions = [e for p in sorted((folder / "editions").glob("*.yaml"))
-                if (e := _load_edition(p, problems))] if (folder / "editions").is_dir() else []
+                if (e := _load_edition(p, problems))] if with_editions and (folder / "editions").is_dir() else []
     if head is None:
         return None
     values, lines = head
     ids = {e.id for e in entries} if wanted is None else None
     if ids is not None:
+        _check_probe_scripts(folder, entries, problems)
         _check_links(map_path, values, lines, ids, overlays, problems)
     source = values["source"]
     return DecisionMap(
@@ -105,7 +109,7 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None) ->
         summary=values.get("summary"),
         groups=tuple(Group(g["id"], g["title"], g.get("about")) for g in values.get("groups", [])),
         sections=tuple(Section(s["title"], tuple(s["ids"])) for s in values.get("sections", [])),
-        checked=values.get("checked"),
+        checked=values.get("checked"), checked_at=values.get("checked_at"),
         entries=tuple(sorted(entries, key=entry_order)), overlays=tuple(overlays), path=map_path,
         editions=tuple(sorted(editions, key=lambda e: (e.date, _version_key(e.to_version)))))
 
@@ -154,21 +158,64 @@ def _load_entry(path: Path, problems: list[Problem]) -> Entry | None:
         failures=tuple(Failure(f["issue"], f["title"], f.get("status"), f.get("checked"))
                        for f in values.get("failures", [])),
         upstream=Upstream(up["issue"], up["status"], up["checked"]) if up else None,
-        cites=tuple(cites), reviewed=Review(rev["version"], rev["date"], rev.get("by")) if rev else None,
-        path=path, line=1)
+        cites=tuple(cites), reviewed=Review(rev["version"], rev["date"], rev.get("by"), rev.get("checked"))
+        if rev else None,
+        path=path, line=1, overrides=_overrides(values), probe=_probe(path, values, lines, problems))
+
+
+def _probe(path: Path, values: dict, lines: dict, problems: list[Problem]) -> Probe | None:
+    raw = values.get("probe")
+    if not raw:
+        return None
+    probe = Probe(raw["shows"], tuple(raw["expect"]), path, values.get("__lines__", {}).get("probe", 1))
+    if not probe.script.is_file():
+        problems.append(Problem(path, probe.line, f"the probe's script {path.parent.name}/probes/{path.stem}.mjs "
+                                "does not exist; write it (see CONTRIBUTING.md), or remove `probe:`"))
+    return probe
+
+
+def _check_probe_scripts(folder: Path, entries: list[Entry], problems: list[Problem]) -> None:
+    """Every script in probes/ belongs to an entry that has `probe:` (a stray one would never run)."""
+    loaded = {e.id: e for e in entries}
+    for script in sorted((folder / "probes").iterdir()) if (folder / "probes").is_dir() else []:
+        if script.name.startswith(".") or script.is_dir():
+            continue
+        entry = folder / f"{script.stem}.yaml"
+        if script.suffix != ".mjs":
+            problems.append(Problem(script, 0, "a probe script must be an ES module named after its entry "
+                                    "(<ID>.mjs); rename or remove this file"))
+        elif not entry.is_file():
+            problems.append(Problem(script, 0, f"no entry has the ID {script.stem}; name the script after its "
+                                    "entry, or remove it"))
+        elif script.stem in loaded and loaded[script.stem].probe is None:
+            problems.append(Problem(script, 0, f"no entry runs this probe: add `probe:` (shows, expect) to "
+                                    f"{folder.name}/{entry.name}"))
+        # an entry that did not load has its own problems reported; its script waits for it
+
+
+def _overrides(values: dict) -> tuple[Override, ...]:
+    return tuple(Override(o["by"], o["when"]) for o in values.get("overrides") or ())
 
 
 def _citation(path: Path, raw: dict, line: int) -> Citation:
     node = raw["__node__"]
     start, end = raw["lines"]
     pure = PurePosixPath(raw["file"])
-    lines_node = next(v for k, v in node.value if k.value == "lines")
+    values = {k.value: v for k, v in node.value}
     block = node.flow_style is False or not node.flow_style
+    record = raw.get("record")
+
+    def span(key: str) -> Span | None:
+        return Span(values[key].start_mark.index, values[key].end_mark.index) if key in values else None
+
     return Citation(file=str(pure), start=start, end=end, version=raw.get("version"),
                     note=raw.get("note"), path=path, line=line,
-                    lines_span=Span(lines_node.start_mark.index, lines_node.end_mark.index),
+                    lines_span=span("lines"),
                     mapping_span=Span(node.start_mark.index, node.end_mark.index),
-                    mapping_indent=node.start_mark.column if block else None)
+                    mapping_indent=node.start_mark.column if block else None,
+                    record=CitationRecord(record["symbol"], record["length"], record["digest"]) if record else None,
+                    file_span=span("file"), record_span=span("record"),
+                    lines_line=values["lines"].start_mark.line + 1)
 
 
 def _load_edition(path: Path, problems: list[Problem]) -> Edition | None:
@@ -178,8 +225,9 @@ def _load_edition(path: Path, problems: list[Problem]) -> Edition | None:
     values, lines = loaded
     return Edition(values["from"], values["to"], values["date"], tuple(
         EditionCitation(c["id"], c["file"], c["old"], c.get("new"), c["checked_at"], c["status"], c["claim"],
-                        lines[("citations", i)])
-        for i, c in enumerate(values["citations"])), path)
+                        lines[("citations", i)], c.get("new_file"))
+        for i, c in enumerate(values["citations"])), path,
+        tuple(EditionProbe(p["id"], p["before"], p["after"]) for p in values.get("probes", [])))
 
 
 def _version_key(version: str) -> tuple:
@@ -198,13 +246,15 @@ def _load_overlay(path: Path, problems: list[Problem]) -> Overlay | None:
     changes = tuple(
         OverlayChange(decision=c.get("decision"), question=c.get("question"),
                       related=tuple(c.get("related", [])), how=c["how"],
-                      without=Side(c["without"]["decided_by"], c["without"]["answer"]),
-                      with_=Side(c["with"]["decided_by"], c["with"]["answer"]),
+                      without=Side(c["without"]["decided_by"], c["without"]["answer"], _overrides(c["without"])),
+                      with_=Side(c["with"]["decided_by"], c["with"]["answer"], _overrides(c["with"])),
                       line=lines[("changes", i)])
         for i, c in enumerate(values["changes"]))
+    rev = values.get("reviewed")
     return Overlay(extension=values["extension"], package=values.get("package"),
                    version=values.get("version"), summary=values.get("summary"), changes=changes,
-                   path=path, line=1)
+                   path=path, line=1,
+                   reviewed=Review(rev["version"], rev["date"], rev.get("by"), rev.get("checked")) if rev else None)
 
 
 # --- YAML to checked values ------------------------------------------------------------------
@@ -364,6 +414,8 @@ class _Checker:
                 return None
             items = [self.check(item, spec.item, where + (i,)) for i, item in enumerate(node.value)]
             return None if any(i is None for i in items) else items
+        if isinstance(spec, schema.FlatMapping):
+            return self._flat_mapping(node, spec, name)
         if not isinstance(node, yaml.ScalarNode):
             self.fail(node, f"{name} must be a single value, not a {'list' if isinstance(node, yaml.SequenceNode) else 'mapping'}")
             return None
@@ -421,6 +473,40 @@ class _Checker:
             out["__node__"] = node
             out["__lines__"] = key_lines
         return out if ok else None
+
+    def _flat_mapping(self, node: yaml.Node, spec: schema.FlatMapping, name: str) -> list | None:
+        """(key, value) pairs in the order written; values are JSON scalars (no dates, no nesting)."""
+        if not isinstance(node, yaml.MappingNode):
+            self.fail(node, f"{name} must be a mapping of names to values, e.g. {{ran: true}}")
+            return None
+        if not spec.min_items <= len(node.value) <= spec.max_items:
+            self.fail(node, f"{name} must hold {spec.min_items} to {spec.max_items} names, not {len(node.value)}")
+            return None
+        pairs: list[tuple[str, Any]] = []
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if not isinstance(key, str) or not re.match(spec.key_pattern, key):
+                self.fail(key_node, f"{name} has the key {key!r}; keys are names such as `ran` or `exit_code`")
+                return None
+            if key in dict(pairs):
+                self.fail(key_node, f"duplicate key '{key}' in {name}; keep one")
+                return None
+            if id(value_node) in self._seen:
+                self.fail(value_node, "YAML anchors and aliases (&, *) are not allowed; write the value out")
+                return None
+            self._seen.add(id(value_node))
+            value = _construct(value_node) if isinstance(value_node, yaml.ScalarNode) else value_node
+            if value_node.tag not in _PLAIN_TAGS or not (value is None or isinstance(value, (str, bool, int, float))):
+                self.fail(value_node, f"{name}.{key} must be text, a number, true, false or null (a JSON scalar)")
+                return None
+            if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+                self.fail(value_node, f"{name}.{key} is not a number JSON can hold; write a finite number")
+                return None
+            if isinstance(value, str) and (len(value) > schema.MAX_TEXT or _FORBIDDEN_CHARS.search(value)):
+                self.fail(value_node, f"{name}.{key} is too long or holds a control character; write plain text")
+                return None
+            pairs.append((key, value))
+        return pairs
 
     def _scalar(self, node: yaml.ScalarNode, spec: schema.Spec, name: str) -> Any:
         value = _construct(node)

@@ -15,19 +15,36 @@ class Span:
 
 
 @dataclass(frozen=True)
+class CitationRecord:
+    """What a citation cites, written by the tool so that a hand edit or a move can be caught.
+
+    ``digest`` is a short digest of the cited text without whitespace; ``length`` the number of
+    cited lines; ``symbol`` the declaration a reader is shown. It holds at the version the citation
+    was checked at (its own ``version``, else the map's ``checked_at``)."""
+
+    symbol: str
+    length: int
+    digest: str
+
+
+@dataclass(frozen=True)
 class Citation:
     """A ``file:lines`` citation. ``start`` and ``end`` are 1-based and inclusive."""
 
     file: str
     start: int
     end: int
-    version: str | None  # the version it was checked at; None means the map's pinned version
+    version: str | None  # the version it was checked at; None means the map's checked version
     note: str | None
     path: Path  # the YAML file
     line: int  # 1-based line of the citation in the YAML file
     lines_span: Span  # the `lines` value, for `fix`
     mapping_span: Span  # the whole citation mapping, for adding keys
     mapping_indent: int | None  # column of its keys when written in block style, else None
+    record: CitationRecord | None = None
+    file_span: Span | None = None  # the `file` value, for a move to another file
+    record_span: Span | None = None  # the `record` value, to replace it
+    lines_line: int = 0  # 1-based line of the `lines` key in the YAML file
 
     @property
     def label(self) -> str:
@@ -55,6 +72,32 @@ class Review:
     version: str
     date: str
     by: str | None
+    checked: str | None = None  # what the second reader checked
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What running pi shows for an entry: its script is ``<map folder>/probes/<ID>.mjs``.
+
+    ``expect`` holds the result that makes the claim hold, as (name, JSON scalar) pairs in the
+    order written; ``line`` is the 1-based line of ``probe:`` in the entry's YAML file."""
+
+    shows: str
+    expect: tuple[tuple[str, str | int | float | bool | None], ...]
+    path: Path  # the entry's YAML file
+    line: int
+
+    @property
+    def script(self) -> Path:
+        return self.path.parent / "probes" / f"{self.path.stem}.mjs"
+
+
+@dataclass(frozen=True)
+class Override:
+    """A holder who can overrule the default one (``decided_by``), and in what situation."""
+
+    by: str  # "code" | "model" | "person"
+    when: str
 
 
 @dataclass(frozen=True)
@@ -76,6 +119,8 @@ class Entry:
     reviewed: Review | None
     path: Path
     line: int
+    overrides: tuple[Override, ...] = ()
+    probe: Probe | None = None
 
     @property
     def group(self) -> str:
@@ -128,6 +173,7 @@ class Section:
 class Side:
     decided_by: str
     answer: str
+    overrides: tuple[Override, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -156,6 +202,7 @@ class Overlay:
     changes: tuple[OverlayChange, ...]
     path: Path
     line: int
+    reviewed: Review | None = None
 
 
 @dataclass(frozen=True)
@@ -170,6 +217,20 @@ class EditionCitation:
     status: str
     claim: str  # digest of the entry's claim when it was bumped
     line: int
+    new_file: str | None = None  # where the code went, when it moved to another file
+
+    @property
+    def file_now(self) -> str:
+        return self.new_file or self.file
+
+
+@dataclass(frozen=True)
+class EditionProbe:
+    """A probe whose outcome differs between the two versions of a bump ("holds", "fails", "error")."""
+
+    id: str
+    before: str
+    after: str
 
 
 @dataclass(frozen=True)
@@ -181,6 +242,7 @@ class Edition:
     date: str
     citations: tuple[EditionCitation, ...]
     path: Path
+    probes: tuple[EditionProbe, ...] = ()  # the probes that flipped between the two versions
 
     @property
     def slug(self) -> str:
@@ -200,9 +262,18 @@ class DecisionMap:
     sections: tuple[Section, ...]
     checked: str | None
     entries: tuple[Entry, ...] = field(default=())
+    checked_at: str | None = None  # the version the citations' records hold at (default: the pin)
     overlays: tuple[Overlay, ...] = field(default=())
     path: Path = Path()
     editions: tuple[Edition, ...] = field(default=())  # oldest first
+
+    @property
+    def recorded_version(self) -> str:
+        """The version a citation without its own ``version`` was checked at."""
+        return self.checked_at or self.version
+
+    def checked_version(self, citation: Citation) -> str:
+        return citation.version or self.recorded_version
 
     @property
     def decisions(self) -> tuple[Entry, ...]:

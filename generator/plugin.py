@@ -8,27 +8,34 @@
           decisions: decisions
 
 The pages are added as generated files; a hand-written ``extensions/<name>.md`` in the docs
-folder gets its ``{{ overlay }}`` line replaced. The Markdown extensions the pages rely on
-(attr_list, md_in_html, tables, pymdownx.highlight, pymdownx.superfences) are switched on when
-``mkdocs.yml`` does not list them. Any bad entry or drifted citation fails the build with one
-line per problem, ``path:line: what is wrong``.
+folder gets its ``{{ overlay }}`` line replaced. Each entry's own page (``pi/D1.md``) is left
+out of the navigation: the map, the summary and the loop lead to it. The Markdown extensions the
+pages rely on (attr_list, md_in_html, tables, pymdownx.highlight, pymdownx.superfences) are
+switched on when ``mkdocs.yml`` does not list them. Any bad entry or drifted citation fails the
+build with one line per problem, ``path:line: what is wrong``; so does a built page that shows
+Markdown or template syntax as text (:mod:`generator.page_check`). After the build, the search
+index is shaped so that an entry's ID finds that entry first (:mod:`generator.search_index`).
 """
 
 from __future__ import annotations
 
 import logging
-from pathlib import Path
+import re
+from pathlib import Path, PurePosixPath
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
-from mkdocs.structure.files import File, Files
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.pages import Page
 
 from .errors import DecisionMapError, InputError
 from .model import DecisionMap
-from .render import RenderedSite, is_download, render_folder, site_nav
+from .page_check import find_leaks
+from .render import RenderedSite, is_download, is_entry_page, render_folder, site_nav
+from .search_index import shape_search_index
 from .verify import Trees
 
 log = logging.getLogger("mkdocs.plugins.decision-map")
@@ -36,6 +43,8 @@ log = logging.getLogger("mkdocs.plugins.decision-map")
 ASSETS = Path(__file__).parent / "assets"
 ASSET_URI = "assets/decision-map/"
 REQUIRED_EXTENSIONS = ("attr_list", "md_in_html", "tables", "pymdownx.highlight", "pymdownx.superfences")
+# a relative link to a page in raw HTML (the loop drawing), which MkDocs leaves as written
+_RAW_PAGE_LINK = re.compile(r'(\shref=")([^":?#]+\.md)((?:#[^"]*)?)"')
 
 
 class Config(base.Config):
@@ -48,20 +57,34 @@ class Config(base.Config):
     nav = c.Type(bool, default=True)
     """Build the navigation from the maps when ``mkdocs.yml`` has no ``nav`` of its own."""
 
+    probes = c.Type(bool, default=True)
+    """Run every entry's probe at the pin and fail the build when one does not hold (as a drifted
+    citation does); $DECISION_MAP_SKIP_PROBES skips them too."""
+
 
 class DecisionMapPlugin(BasePlugin[Config]):
     """Verify every citation at its pin and add the decision map's pages to the site."""
 
     def __init__(self) -> None:
         self.site: RenderedSite | None = None
+        self.files: Files | None = None
+        self.leaks: list[str] = []
 
     def prepare(self, config: MkDocsConfig) -> RenderedSite:
         """Load, verify and render (once per build); raises :class:`DecisionMapError`."""
         if self.site is None:
             decisions = Path(config.config_file_path or ".").parent / self.config.decisions
             self.site = render_folder(decisions, Path(config.docs_dir), quiet=not self.config.progress,
-                                      trees_for=lambda m: kept_trees(m, quiet=not self.config.progress))
+                                      trees_for=lambda m: kept_trees(m, quiet=not self.config.progress),
+                                      probes=self._probes)
         return self.site
+
+    def _probes(self, maps: list[DecisionMap]) -> dict:
+        if not self.config.probes:
+            return {}
+        from .probe import site_probes
+
+        return site_probes(maps, quiet=not self.config.progress)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         try:
@@ -89,10 +112,43 @@ class DecisionMapPlugin(BasePlugin[Config]):
             if replaced is not None:  # a hand-written extension page, now with its overlay
                 files.remove(replaced)
             kind = _Download if is_download(path) else File
-            files.append(kind.generated(config, path, content=text))
+            inclusion = InclusionLevel.NOT_IN_NAV if is_entry_page(path) else InclusionLevel.UNDEFINED
+            files.append(kind.generated(config, path, content=text, inclusion=inclusion))
         for asset in sorted(ASSETS.iterdir()):
             files.append(File.generated(config, ASSET_URI + asset.name, content=asset.read_bytes()))
+        self.files = files
+        self.leaks = []
         return files
+
+    def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """Resolve the ``.md`` links that MkDocs leaves alone because they are in raw HTML."""
+        def resolve(match: re.Match) -> str:
+            target = PurePosixPath(page.file.src_uri).parent / match.group(2)
+            found = files.get_file_from_path(_normalized(target))
+            if found is None:
+                return match.group()
+            return f'{match.group(1)}{found.url_relative_to(page.file)}{match.group(3)}"'
+
+        html = _RAW_PAGE_LINK.sub(resolve, html)
+        # The page's own content, as Markdown made it: the theme's navigation and titles print
+        # YAML titles unescaped by design, so only this part can tell a leak from text.
+        self.leaks += [f"{page.file.src_uri}: {leak}" for leak in find_leaks(html)]
+        return html
+
+    @event_priority(-100)  # after the search plugin has written the index, wherever it is listed
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        if self.leaks:
+            head = "decision map: Markdown or template text shows on built pages; fix the template or page:"
+            raise PluginError("\n".join([head, *self.leaks[:20]] +
+                                         ([f"… and {len(self.leaks) - 20} more"] if len(self.leaks) > 20 else [])))
+        index = Path(config.site_dir) / "search" / "search_index.json"
+        if index.is_file() and self.files is not None and self.site is not None:
+            pages = {}
+            for path in self.site.pages:
+                page_file = self.files.get_file_from_path(path)
+                if is_entry_page(path) and page_file is not None:
+                    pages[page_file.url] = PurePosixPath(path).stem
+            shape_search_index(index, pages)
 
     def on_serve(self, server, /, *, config: MkDocsConfig, builder):
         server.watch(str(Path(config.config_file_path or ".").parent / self.config.decisions))
@@ -128,6 +184,18 @@ def failure_message(err: DecisionMapError) -> str:
         head = "decision map: " + (lines[0] if len(lines) == 1 else f"{len(lines)} problems:")
         return "\n".join([head] + (lines if len(lines) > 1 else []))
     return f"decision map: {err}"
+
+
+def _normalized(path: PurePosixPath) -> str:
+    """``a/b/../c.md`` as ``a/c.md`` (a path inside the docs folder, as MkDocs keys its files)."""
+    parts: list[str] = []
+    for part in path.parts:
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part != ".":
+            parts.append(part)
+    return "/".join(parts)
 
 
 def _hand_written(docs_dir: Path) -> list[str]:

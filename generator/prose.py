@@ -1,22 +1,25 @@
 """The little Markdown that YAML prose may use: inline code, emphasis, strong, http(s) links.
 
-A field is parsed once into spans and written out in one of two forms: for the site (Markdown
-whose text is made inert with HTML entities, and whose few allowed constructs are inline HTML
-tags), or for the downloadable Markdown file (plain Markdown with everything else escaped).
-Anything else in the text, raw HTML included, stays text: a ``<script>`` shows as ``<script>``.
+A field is parsed once into spans, by markdown-it-py with only those constructs switched on (raw
+HTML, images, autolinks, entities and every block construct stay off), and written out in one of
+two forms: for the site (Markdown whose text is made inert with HTML entities, and whose few
+allowed constructs are inline HTML tags), or for the downloadable Markdown file (plain Markdown
+with everything else escaped). Anything else in the text, raw HTML included, stays text: a
+``<script>`` shows as ``<script>``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from .schema import is_safe_link
 
 _ENTRY_ID = re.compile(r"(?<![\w-])[A-Z][0-9]{1,4}(?![\w-])")
-_PUNCTUATION = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-_URL = re.compile(r"https?://[^\s()<>]+(?:\([^\s()<>]*\)[^\s()<>]*)*", re.IGNORECASE)
 
 # Characters that Python-Markdown or one of its extensions could read as syntax. Written as
 # entities they are only text; letters, digits, spaces and quiet punctuation stay readable.
@@ -30,6 +33,22 @@ _MARKDOWN_ESCAPES.update({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 _MARKDOWN_TABLE = str.maketrans(_MARKDOWN_ESCAPES)
 # what would open a list, a rule ("---") or a definition at the start of a paragraph
 _BLOCK_START = re.compile(r"^(\s*)(\d+)([.)])(?=\s|$)|^(\s*)([-:])")
+# an address a link may go to: http(s), with nothing in it that would end an attribute or a tag
+_LINK_ADDRESS = re.compile(r"https?://[^\s<>]+", re.IGNORECASE)
+
+
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("zero", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["escape", "backticks", "emphasis", "link"])
+    # The address is kept as written (the writers below escape it for where it goes) and a link
+    # to anything but http(s) is not a link at all: its brackets stay text.
+    md.normalizeLink = lambda url: url
+    md.normalizeLinkText = lambda text: text
+    md.validateLink = lambda url: bool(_LINK_ADDRESS.fullmatch(url)) and is_safe_link(url)
+    return md
+
+
+_MD = _parser()
 
 
 @dataclass(frozen=True)
@@ -64,7 +83,41 @@ def paragraphs(text: str) -> list[str]:
 
 def parse(text: str) -> tuple[Span, ...]:
     """Spans of one paragraph (whitespace already collapsed)."""
-    return tuple(_merge(_Parser(text).spans(0, len(text), links=True)))
+    if not text:
+        return ()
+    [inline] = [t for t in _MD.parseInline(text) if t.type == "inline"]
+    return tuple(_merge(_spans(iter(inline.children or []), closing=None)))
+
+
+def _spans(tokens: Iterator[Token], closing: str | None) -> list[Span]:
+    """The spans up to the token that closes ``closing`` (or the end)."""
+    out: list[Span] = []
+    for token in tokens:
+        kind = token.type
+        if kind == closing:
+            break
+        if kind == "text":
+            out.append(Text(token.content))
+        elif kind == "code_inline":
+            out.append(Code(token.content))
+        elif kind in ("em_open", "strong_open"):
+            out.append(Emphasis(tuple(_merge(_spans(tokens, kind.replace("_open", "_close")))),
+                                kind == "strong_open"))
+        elif kind == "link_open":
+            out.append(Link(tuple(_merge(_spans(tokens, "link_close"))), str(token.attrs["href"])))
+        elif kind in ("softbreak", "hardbreak"):
+            out.append(Text(" "))
+        else:  # nothing else is switched on; should a rule slip through, its text stays text
+            out.append(Text(token.content))
+    return out
+
+
+def words(text: str) -> str:
+    """A prose field reduced to its words, paragraphs joined by a space (for a title or an option)."""
+    def flat(spans) -> str:
+        return "".join(s.text if isinstance(s, (Text, Code)) else flat(s.children) for s in spans)
+
+    return " ".join(flat(parse(p)) for p in paragraphs(text))
 
 
 # --- the site: Markdown with entity-escaped text ------------------------------------------------
@@ -75,13 +128,15 @@ def site_text(text: str) -> str:
     return _guard_block_start(" ".join(str(text).split()).translate(_SITE_TABLE), site=True)
 
 
-EntryLinks = Callable[[str], "str | None"]  # an entry ID -> the page and anchor of its card
+# An entry ID -> where its page is and its headline (shown on hover and focus), or None when the
+# ID names no entry. A plain string is taken as the address alone.
+EntryLinks = Callable[[str], "tuple[str, str] | str | None"]
 
 
 def site_inline(text: str, links: EntryLinks | None = None) -> str:
     """A prose field as one line of the site's Markdown (paragraphs joined by a space).
 
-    With ``links``, entry IDs in the text ("see D2") become links to their cards."""
+    With ``links``, entry IDs in the text ("see D2") become links to their pages."""
     return _guard_block_start(" ".join(_site_spans(parse(p), links) for p in paragraphs(text)), site=True)
 
 
@@ -110,11 +165,15 @@ def _site_text_with_links(text: str, links: EntryLinks | None) -> str:
         return text.translate(_SITE_TABLE)
     out, last = [], 0
     for match in _ENTRY_ID.finditer(text):
-        href = links(match.group())
-        if href is None:
+        target = links(match.group())
+        if target is None:
             continue
+        href, headline = (target, "") if isinstance(target, str) else target
         out.append(text[last:match.start()].translate(_SITE_TABLE))
-        out.append(f"[{match.group()}]({href})")  # an ID and a generated path: nothing to escape
+        # An ID and a generated path: nothing to escape there. The headline becomes the link's
+        # title (Markdown's own link title, so no raw HTML), escaped like any text of the site.
+        title = f' "{site_text(headline)}"' if headline else ""
+        out.append(f"[{match.group()}]({href}{title}){{ .dm-ref }}")
         last = match.end()
     out.append(text[last:].translate(_SITE_TABLE))
     return "".join(out)
@@ -181,133 +240,6 @@ def _guard_block_start(line: str, *, site: bool) -> str:
     return match.group(4) + escaped + line[match.end():]
 
 
-# --- the parser ---------------------------------------------------------------------------------
-
-
-class _Parser:
-    """A small, strict reader of the allowed constructs; what it does not recognize is text."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def spans(self, start: int, end: int, *, links: bool) -> list[Span]:
-        text, out, plain, i = self.text, [], [], start
-        while i < end:
-            ch = text[i]
-            if ch == "\\" and i + 1 < end and text[i + 1] in _PUNCTUATION:
-                plain.append(text[i + 1])
-                i += 2
-                continue
-            found = None
-            if ch == "`":
-                found = self._code(i, end)
-            elif ch == "[" and links:
-                found = self._link(i, end)
-            elif ch in "*_":
-                found = self._emphasis(i, end, links)
-            if found is None:
-                if ch == "`":  # an unclosed run of backticks is text, as a whole
-                    run = len(text[i:end]) - len(text[i:end].lstrip("`"))
-                    plain.append(text[i:i + run])
-                    i += run
-                    continue
-                plain.append(ch)
-                i += 1
-                continue
-            span, i = found
-            if plain:
-                out.append(Text("".join(plain)))
-                plain = []
-            out.append(span)
-        if plain:
-            out.append(Text("".join(plain)))
-        return out
-
-    def _code(self, i: int, end: int):
-        text = self.text
-        run = len(text[i:end]) - len(text[i:end].lstrip("`"))
-        fence = "`" * run
-        j = i + run
-        while True:
-            k = text.find(fence, j, end)
-            if k < 0:
-                return None
-            after = k + run
-            if (after < end and text[after] == "`") or text[k - 1] == "`":
-                j = k + 1
-                while j < end and text[j] == "`":
-                    j += 1
-                continue
-            inner = text[i + run:k]
-            if len(inner) > 2 and inner.startswith(" ") and inner.endswith(" ") and inner.strip():
-                inner = inner[1:-1]
-            return Code(inner), after
-
-    def _link(self, i: int, end: int):
-        text = self.text
-        close = self._closing_bracket(i, end)
-        if close is None or close + 1 >= end or text[close + 1] != "(":
-            return None
-        match = _URL.match(text, close + 2, end)
-        if not match or match.end() >= end or text[match.end()] != ")" or not is_safe_link(match.group()):
-            return None
-        label = self.spans(i + 1, close, links=False)
-        if not label:
-            return None
-        return Link(tuple(_merge(label)), match.group()), match.end() + 1
-
-    def _closing_bracket(self, i: int, end: int) -> int | None:
-        depth, j, text = 0, i, self.text
-        while j < end:
-            ch = text[j]
-            if ch == "\\":
-                j += 2
-                continue
-            if ch == "`":
-                code = self._code(j, end)
-                if code is not None:
-                    j = code[1]
-                    continue
-            if ch == "[":
-                depth += 1
-            elif ch == "]":
-                depth -= 1
-                if depth == 0:
-                    return j
-            j += 1
-        return None
-
-    def _emphasis(self, i: int, end: int, links: bool):
-        text = self.text
-        mark = text[i]
-        strong = text.startswith(mark * 2, i)
-        width = 2 if strong else 1
-        opener_end = i + width
-        if opener_end >= end or text[opener_end].isspace() or text[opener_end] == mark:
-            return None
-        if mark == "_" and i > 0 and text[i - 1].isalnum():
-            return None  # snake_case is not emphasis
-        j = opener_end
-        while j < end:
-            ch = text[j]
-            if ch == "\\":
-                j += 2
-                continue
-            if ch == "`":
-                code = self._code(j, end)
-                if code is not None:
-                    j = code[1]
-                    continue
-            if text.startswith(mark * width, j) and not text[j - 1].isspace() and j > opener_end:
-                after = j + width
-                doubled = after < end and text[after] == mark
-                if not doubled and not (mark == "_" and after < end and text[after].isalnum()):
-                    children = self.spans(opener_end, j, links=links)
-                    return Emphasis(tuple(_merge(children)), strong), after
-            j += 1
-        return None
-
-
 def _merge(spans: list[Span]) -> list[Span]:
     out: list[Span] = []
     for span in spans:
@@ -316,3 +248,36 @@ def _merge(spans: list[Span]) -> list[Span]:
         else:
             out.append(span)
     return out
+
+
+# --- sentences ----------------------------------------------------------------------------------
+
+# a sentence ends at . ! or ? followed by a space, outside code spans; "e.g." and "i.e." do not end one
+_SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+")
+
+
+def first_sentences(text: str, at_least: int = 40, at_most: int = 220) -> str:
+    """The opening of a prose field, as prose: whole sentences until ``at_least`` characters.
+
+    A one-word opening ("No.") takes the next sentence with it. Longer than ``at_most``, the
+    text is cut at a word and ends in an ellipsis; a cut never falls inside a code span or a link.
+    """
+    paragraph = (paragraphs(text) or [""])[0]
+    shielded = _shield(paragraph)
+    taken = ""
+    for match in _SENTENCE_END.finditer(shielded):
+        taken = paragraph[:match.start()]
+        if len(words(taken)) >= at_least:
+            break
+    else:
+        taken = paragraph
+    if len(words(taken)) <= at_most:
+        return taken
+    cut = [m.start() for m in re.finditer(r"\s", shielded[:len(taken)]) if len(words(paragraph[:m.start()])) <= at_most]
+    return (paragraph[:cut[-1]] if cut else taken).rstrip(",;:") + " …"
+
+
+def _shield(paragraph: str) -> str:
+    """The paragraph with code spans, links and emphasis blanked out, so their spaces and dots are not
+    taken for the end of a sentence or a place to cut (same length, so offsets hold)."""
+    return re.sub(r"`[^`]*`|\[[^\]]*\]\([^)]*\)|\*\*[^*]+\*\*|\*[^*]+\*", lambda m: "x" * len(m.group()), paragraph)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import hashlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Iterable
 
 import tree_sitter
 
@@ -52,6 +54,12 @@ def _language(suffix: str) -> tree_sitter.Language | None:
     return None
 
 
+def has_grammar(path: str) -> bool:
+    """Whether a file is code the resolver can parse (TypeScript or JavaScript)."""
+    name = path.rsplit("/", 1)[-1]
+    return "." in name and _language(name[name.rfind("."):]) is not None
+
+
 # Node kinds only one of the grammars has (a query naming an unknown kind does not compile).
 _ONLY_JAVASCRIPT = {"field_definition"}
 _ONLY_TYPESCRIPT = {"abstract_class_declaration", "interface_declaration", "type_alias_declaration",
@@ -81,25 +89,63 @@ class SourceFile:
             self.lines.pop()  # a final newline ends the last line; it does not start another
         suffix = path[path.rfind("."):] if "." in path.rsplit("/", 1)[-1] else ""
         self.suffix = suffix
-        language = _language(suffix)
-        self.tree = tree_sitter.Parser(language).parse(data) if language else None
+        self._data = data
+        self._tree: tree_sitter.Tree | None = None
         self._squeezed: tuple | None = None
+        self._unexported: tuple | None = None
+        self._row_offsets: list[int] | None = None
         self._declarations: dict[str, list[tree_sitter.Node]] | None = None
         self._by_path: dict[str, list[tree_sitter.Node]] = {}
+
+    @property
+    def tree(self) -> tree_sitter.Tree | None:
+        """The syntax tree, parsed on first use: finding text in a file needs no parse."""
+        if self._tree is None and self._data is not None:
+            language = _language(self.suffix)
+            self._tree = tree_sitter.Parser(language).parse(self._data) if language else None
+            self._data = None
+        return self._tree
 
     @property
     def line_count(self) -> int:
         return len(self.lines)
 
+    # -- records: a digest of the cited text, to find it again by content --
+
+    def digest(self, first: int, last: int) -> str:
+        """The record digest of rows first..last (0-based): their text without whitespace."""
+        offsets = self._offsets()
+        text = self.squeezed()[0]
+        return text_digest(text[offsets[first]:offsets[last + 1]])
+
+    def places_of(self, digest: str, length: int) -> list[tuple[int, int]]:
+        """Every run of ``length`` rows (0-based first, last) whose digest is ``digest``."""
+        offsets = self._offsets()
+        text = self.squeezed()[0]
+        return [(row, row + length - 1) for row in range(0, self.line_count - length + 1)
+                if text_digest(text[offsets[row]:offsets[row + length]]) == digest]
+
+    def _offsets(self) -> list[int]:
+        """Where each row starts in the whitespace-free text (one more entry: the end)."""
+        if self._row_offsets is None:
+            size, offsets = 0, []
+            for line in self.lines:
+                offsets.append(size)
+                size += len("".join(line.split()))
+            offsets.append(size)
+            self._row_offsets = offsets
+        return self._row_offsets
+
     # -- text without whitespace, for matching that ignores re-indentation and re-wrapping --
 
-    def squeezed(self) -> tuple[str, list[int], list[int], dict[int, int], dict[int, int]]:
-        """The text without whitespace, and where each non-blank line starts and ends in it."""
-        if self._squeezed is None:
+    def squeezed(self, unexported: bool = False) -> tuple[str, list[int], list[int], dict[int, int], dict[int, int]]:
+        """The text without whitespace, and where each non-blank line starts and ends in it; with
+        ``unexported``, each line without an `export` keyword in front."""
+        if (self._unexported if unexported else self._squeezed) is None:
             parts, rows, starts, ends = [], [], {}, {}
             size = 0
             for row, line in enumerate(self.lines):
-                bare = "".join(line.split())
+                bare = squeeze(line, unexported)
                 if not bare:
                     continue
                 starts[size] = row
@@ -107,13 +153,18 @@ class SourceFile:
                 rows.append(row)
                 size += len(bare)
                 ends[size - 1] = row
-            self._squeezed = ("".join(parts), rows, sorted(starts), starts, ends)
-        return self._squeezed
+            index = ("".join(parts), rows, sorted(starts), starts, ends)
+            if unexported:
+                self._unexported = index
+            else:
+                self._squeezed = index
+        return self._unexported if unexported else self._squeezed
 
-    def find(self, fingerprint: str, within: tuple[int, int] | None = None) -> list[tuple[int, int]]:
+    def find(self, fingerprint: str, within: tuple[int, int] | None = None,
+             unexported: bool = False) -> list[tuple[int, int]]:
         """Rows (first, last; 0-based) of each place whose text, without whitespace, is ``fingerprint``
         and which starts and ends on whole lines."""
-        text, _, _, starts, ends = self.squeezed()
+        text, _, _, starts, ends = self.squeezed(unexported)
         found = []
         if not fingerprint:
             return found
@@ -202,6 +253,19 @@ class SourceFile:
 
 
 _WHITESPACE = re.compile(r"\s+")
+_EXPORT = re.compile(r"^\s*export(?=\s|[{*])")
+
+
+def squeeze(line: str, unexported: bool = False) -> str:
+    """A line without whitespace (and, with ``unexported``, without an `export` keyword in front)."""
+    if unexported:
+        line = _EXPORT.sub("", line, count=1)
+    return "".join(line.split())
+
+
+def text_digest(squeezed: str) -> str:
+    """The short digest a citation's record keeps of its text without whitespace."""
+    return hashlib.sha256(squeezed.encode("utf-8")).hexdigest()[:12]
 
 
 _WRAPPERS = {"export_statement", "lexical_declaration", "variable_declaration"}
@@ -347,14 +411,7 @@ def place(anchor: Anchor, source: SourceFile, target: SourceFile | None) -> Plac
         else:
             return Placement("ambiguous", None, anchor.display)
     if chosen is not None:
-        # Cited blank lines around the code come along only where the target has blank lines too:
-        # never a line of other code in their place.
-        first, last = chosen
-        while first > chosen[0] - anchor.lead and first > 0 and not target.lines[first - 1].strip():
-            first -= 1
-        while last < chosen[1] + anchor.trail and last < target.line_count - 1 and not target.lines[last + 1].strip():
-            last += 1
-        rows = (first, last)
+        rows = _with_blank_edges(anchor, target, chosen)
         status = "ok" if rows == (anchor.first, anchor.last) else "moved"
         return Placement(status, rows, anchor.display)
     if anchor.symbol and not scopes:
@@ -362,6 +419,57 @@ def place(anchor: Anchor, source: SourceFile, target: SourceFile | None) -> Plac
     if anchor.parts and not any(target.declarations(part) for part in anchor.parts):
         return Placement("missing", None, anchor.display)  # every declaration the range spans is gone
     return Placement("changed", _best_rows(anchor, source, target, scopes), anchor.display)
+
+
+def _with_blank_edges(anchor: Anchor, target: SourceFile, chosen: tuple[int, int]) -> tuple[int, int]:
+    """Cited blank lines around the code come along only where the target has blank lines too:
+    never a line of other code in their place."""
+    first, last = chosen
+    while first > chosen[0] - anchor.lead and first > 0 and not target.lines[first - 1].strip():
+        first -= 1
+    while last < chosen[1] + anchor.trail and last < target.line_count - 1 and not target.lines[last + 1].strip():
+        last += 1
+    return first, last
+
+
+def place_elsewhere(anchor: Anchor, source: SourceFile, others: Iterable[SourceFile]) -> list[tuple[SourceFile, Placement]]:
+    """Where code that left its file went: each place in ``others`` holding the cited text
+    (whitespace aside) under a declaration of the same name as the anchor's. Several places are
+    returned as they are; the caller decides (or calls it ambiguous)."""
+    wanted = _last_names(anchor.symbol, anchor.parts)
+    if not anchor.fingerprint or not wanted:
+        return []  # code at the top level of a file names nothing that could be looked for
+    # A declaration that leaves its module for another gains (or loses) `export`: that is part of
+    # the move, not a change to its code.
+    first, last = anchor.first + anchor.lead, anchor.last - anchor.trail
+    fingerprint = "".join(squeeze(line, unexported=True) for line in source.lines[first:last + 1])
+    found = []
+    for target in others:
+        if fingerprint not in target.squeezed(unexported=True)[0]:  # cheap: no parse unless the text is there
+            continue
+        for rows in target.find(fingerprint, unexported=True):
+            if not _same_tokens(source, anchor, target, rows, ignore_export=True):
+                continue
+            symbol, parts = _anchored_at(target, rows)
+            if _last_names(symbol, parts) == wanted:
+                found.append((target, Placement("moved", _with_blank_edges(anchor, target, rows),
+                                                ", ".join(parts[:3]) + (", …" if len(parts) > 3 else "")
+                                                if parts else symbol)))
+    return found
+
+
+def declared_elsewhere(anchor: Anchor, others: Iterable[SourceFile]) -> list[SourceFile]:
+    """The files among ``others`` that declare the anchor's symbol (its whole dotted path)."""
+    if not anchor.symbol:
+        return []
+    name = anchor.symbol.rsplit(".", 1)[-1]
+    return [target for target in others if name in target.text and target.declarations(anchor.symbol)]
+
+
+def _last_names(symbol: str, parts: tuple[str, ...]) -> tuple[str, ...]:
+    """The names a range sits under, without the declarations around them (a method keeps its name
+    when its class is renamed or it becomes a function of another module)."""
+    return tuple(p.rsplit(".", 1)[-1] for p in parts) if parts else ((symbol.rsplit(".", 1)[-1],) if symbol else ())
 
 
 def _by_context(source: SourceFile, anchor: Anchor, target: SourceFile,
@@ -411,14 +519,19 @@ def _scopes(anchor: Anchor, target: SourceFile) -> list[tuple[int, int]]:
     return [(n.start_point[0], n.end_point[0]) for n in nodes]
 
 
-def _same_tokens(source: SourceFile, anchor: Anchor, target: SourceFile, rows: tuple[int, int]) -> bool:
-    """True when the cited code and the candidate differ at most in whitespace outside strings."""
+def _same_tokens(source: SourceFile, anchor: Anchor, target: SourceFile, rows: tuple[int, int],
+                 ignore_export: bool = False) -> bool:
+    """True when the cited code and the candidate differ at most in whitespace outside strings
+    (and, with ``ignore_export``, in an `export` keyword in front)."""
     first, last = anchor.first + anchor.lead, anchor.last - anchor.trail
     old = [ln.strip() for ln in source.lines[first:last + 1]]
     new = [ln.strip() for ln in target.lines[rows[0]:rows[1] + 1]]
     if old == new:  # only indentation moved: the common case, and cheap
         return True
-    return source.tokens(first, last) == target.tokens(rows[0], rows[1])
+    old_tokens, new_tokens = source.tokens(first, last), target.tokens(rows[0], rows[1])
+    if ignore_export:
+        old_tokens, new_tokens = ([t for t in tokens if t != "export"] for tokens in (old_tokens, new_tokens))
+    return old_tokens == new_tokens
 
 
 def _best_rows(anchor: Anchor, source: SourceFile, target: SourceFile,

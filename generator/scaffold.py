@@ -11,7 +11,7 @@ from .errors import InputError, UsageError
 from .load import PLACEHOLDER, find_map_folders, load_maps
 from .model import DecisionMap
 from .resolve import symbol_path, to_line
-from .rewrite import format_lines, write_atomically
+from .rewrite import format_lines, record_text, write_atomically
 from .verify import Trees
 
 
@@ -70,8 +70,12 @@ def new_entry(decisions: Path, position: str, map_name: str | None, entry_id: st
     if decision_map.entry(entry_id) or (folder / f"{entry_id}.yaml").exists():
         raise UsageError(f"{entry_id} exists already; choose another --id")
     path = folder / f"{entry_id}.yaml"
-    write_atomically(path, ENTRY_TEMPLATE.format(id=entry_id, file=file, lines=format_lines(first, last),
-                                                 symbol=symbol, todo=PLACEHOLDER))
+    record = tree_source.record(decision_map.version, file, first, last)
+    lines = format_lines(first, last)
+    if decision_map.recorded_version != decision_map.version:  # the pin was edited and not yet fixed
+        lines += f'\n    version: "{decision_map.version}"'
+    write_atomically(path, ENTRY_TEMPLATE.format(id=entry_id, file=file, lines=lines,
+                                                 record=record_text(record), todo=PLACEHOLDER))
     return path, entry_id, symbol
 
 
@@ -118,5 +122,5 @@ answer: >-
 cites:
   - file: {file}
     lines: {lines}
-    # {symbol}
+    record: {record}
 """

@@ -13,6 +13,7 @@ ID_PATTERN = r"^[A-Z][0-9]{1,4}$"
 LINES_PATTERN = r"^[0-9]+(-[0-9]+)?$"
 VERSION_PATTERN = r"^[0-9A-Za-z][0-9A-Za-z.+-]*$"
 DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+DIGEST_PATTERN = r"^[0-9a-f]{12}$"
 MAX_TEXT = 4000  # characters; a longer field is a mistake (or an attack), not prose
 
 
@@ -54,6 +55,15 @@ class ListOf(Spec):
 
 
 @dataclass(frozen=True)
+class FlatMapping(Spec):
+    """A mapping of names (``key_pattern``) to JSON scalars: text, numbers, true/false, null."""
+
+    key_pattern: str = r"^[A-Za-z_][A-Za-z0-9_]*$"
+    min_items: int = 1
+    max_items: int = 40
+
+
+@dataclass(frozen=True)
 class Record(Spec):
     """A mapping with known keys; any other key is an error (typo protection)."""
 
@@ -67,6 +77,17 @@ class Record(Spec):
 
 WHO = Choice(options=("code", "model", "person"), doc="Who holds the judgment: plain code, an AI model, or a person.")
 
+OVERRIDE = Record(
+    doc="Another holder who can overrule the default one, and when.",
+    fields={
+        "by": Choice(options=("code", "model", "person"), doc="Who can overrule: code, model or person."),
+        "when": Text(prose=True, doc="In what situation, and how, it overrules the default holder."),
+    },
+    required=("by", "when"),
+)
+OVERRIDES = ListOf(item=OVERRIDE, min_items=1, doc="Who can overrule the default holder (decided_by), and when: "
+                   "e.g. code decides, and a person can veto.")
+
 CITATION = Record(
     doc="A file:line citation into the pinned source.",
     fields={
@@ -75,6 +96,17 @@ CITATION = Record(
         "version": Text(pattern=VERSION_PATTERN, doc="The version this citation was last checked at "
                         "(default: the map's version)."),
         "note": Text(prose=True, doc="What this citation shows, when an entry has several."),
+        "record": Record(
+            doc="Written by the tool (`record`, `fix`, `bump`, `accept`, `new`), never by hand: what the "
+                "citation cites, so that a range or pin edited by hand, or code moved to another file, "
+                "is caught.",
+            fields={
+                "symbol": Text(doc="The declaration the cited lines sit in (or span)."),
+                "length": Integer(doc="How many lines are cited."),
+                "digest": Text(pattern=DIGEST_PATTERN, doc="Digest of the cited text without whitespace."),
+            },
+            required=("symbol", "length", "digest"),
+        ),
     },
     required=("file", "lines"),
 )
@@ -106,8 +138,20 @@ REVIEWED = Record(
         "version": Text(pattern=VERSION_PATTERN, doc="Source version the claims were checked at."),
         "date": Text(pattern=DATE_PATTERN, doc="When (YYYY-MM-DD)."),
         "by": Text(prose=True, doc="Who or what read it."),
+        "checked": Text(prose=True, doc="What the reader checked, e.g. every claim against the whole tree."),
     },
     required=("version", "date"),
+)
+
+PROBE = Record(
+    doc="Executable evidence: the script decisions/<map>/probes/<ID>.mjs runs pi's own code in a sandbox "
+        "and prints a JSON object; the probe holds when every key of `expect` has that value in it.",
+    fields={
+        "shows": Text(prose=True, max_length=400, doc="One sentence: what running pi demonstrates."),
+        "expect": FlatMapping(doc="The result that makes the claim hold: names to JSON scalars, e.g. "
+                              "{asked: false, ran: true}."),
+    },
+    required=("shows", "expect"),
 )
 
 ENTRY = Record(
@@ -117,6 +161,7 @@ ENTRY = Record(
         "kind": Choice(options=("decision", "problem"), doc="decision (default) or problem."),
         "question": Text(prose=True, doc="The judgment, phrased as a user would ask it."),
         "decided_by": WHO,
+        "overrides": OVERRIDES,
         "answer": Text(prose=True, doc="The answer in a few plain sentences, true of the cited code."),
         "title": Text(prose=True, doc="A problem's headline."),
         "description": Text(prose=True, doc="What goes wrong, true of the cited code."),
@@ -126,6 +171,7 @@ ENTRY = Record(
         "upstream": UPSTREAM,
         "cites": ListOf(item=CITATION, min_items=1, doc="Where the judgment is made."),
         "reviewed": REVIEWED,
+        "probe": PROBE,
     },
     required=("id", "cites"),
     required_when={("kind", "decision"): ("question", "decided_by", "answer"),
@@ -174,6 +220,9 @@ MAP = Record(
         "title": Text(prose=True, doc="The map's title, e.g. How pi decides."),
         "repo": Text(pattern=r"^https://[^\s]+$", doc="Repository URL for permalinks."),
         "version": Text(pattern=VERSION_PATTERN, doc="The pinned release."),
+        "checked_at": Text(pattern=VERSION_PATTERN, doc="Written by the tool: the release the citations' "
+                           "records were taken at (a citation with its own `version` was checked at that one). "
+                           "Editing `version` by hand and running `verify` resolves every citation from here."),
         "source": Record(
             fields={"npm": ListOf(item=NPM_PACKAGE, min_items=1), "git": GIT_SOURCE},
             one_of=(("npm", "git"),),
@@ -189,6 +238,7 @@ MAP = Record(
 SIDE = Record(
     fields={
         "decided_by": Choice(options=("code", "model", "person", "none")),
+        "overrides": OVERRIDES,
         "answer": Text(prose=True),
     },
     required=("decided_by", "answer"),
@@ -215,6 +265,7 @@ OVERLAY = Record(
         "version": Text(doc="The version described."),
         "summary": Text(prose=True),
         "changes": ListOf(item=OVERLAY_CHANGE, min_items=1),
+        "reviewed": REVIEWED,
     },
     required=("extension", "changes"),
 )
@@ -225,12 +276,25 @@ EDITION_CITATION = Record(
         "id": Text(pattern=ID_PATTERN),
         "file": Text(),
         "old": LineRange(doc="The range at the earlier version."),
+        "new_file": Text(doc="The file the code moved to, when it left its own."),
         "new": LineRange(doc="The range at the later version, when one was found (or set by a person)."),
         "checked_at": Text(pattern=VERSION_PATTERN, doc="The version the citation was checked at."),
         "status": Choice(options=("ok", "moved", "changed", "missing", "ambiguous")),
         "claim": Text(pattern=r"^[0-9a-f]{12}$", doc="Digest of the entry's claim at the bump."),
     },
     required=("id", "file", "old", "checked_at", "status", "claim"),
+)
+
+PROBE_OUTCOMES = ("holds", "fails", "error")
+
+EDITION_PROBE = Record(
+    doc="A probe whose outcome flipped between the two versions of a bump.",
+    fields={
+        "id": Text(pattern=ID_PATTERN),
+        "before": Choice(options=PROBE_OUTCOMES, doc="At the earlier version."),
+        "after": Choice(options=PROBE_OUTCOMES, doc="At the later version."),
+    },
+    required=("id", "before", "after"),
 )
 
 EDITION = Record(
@@ -240,6 +304,7 @@ EDITION = Record(
         "to": Text(pattern=VERSION_PATTERN),
         "date": Text(pattern=DATE_PATTERN),
         "citations": ListOf(item=EDITION_CITATION),
+        "probes": ListOf(item=EDITION_PROBE, doc="The probes whose outcome differs between the two versions."),
     },
     required=("from", "to", "date", "citations"),
 )
@@ -269,10 +334,16 @@ def _json(spec: Spec) -> dict:
                           {"type": "string", "pattern": LINES_PATTERN}], **doc}
     if isinstance(spec, ListOf):
         return {"type": "array", "items": _json(spec.item), "minItems": spec.min_items, **doc}
+    if isinstance(spec, FlatMapping):
+        scalar = {"type": ["string", "number", "boolean", "null"]}
+        return {"type": "object", "propertyNames": {"pattern": spec.key_pattern}, "additionalProperties": scalar,
+                "minProperties": spec.min_items, "maxProperties": spec.max_items, **doc}
     if isinstance(spec, Record):
         out: dict = {"type": "object", "properties": {k: _json(v) for k, v in spec.fields.items()},
                      "required": list(spec.required), "additionalProperties": False, **doc}
-        rules = [{"if": {"properties": {key: {"const": value}}} if key not in spec.defaults or value != spec.defaults[key]
+        # `properties` alone holds when the key is absent: a value other than the default must be present
+        rules = [{"if": {"required": [key], "properties": {key: {"const": value}}}
+                  if key not in spec.defaults or value != spec.defaults[key]
                   else {"anyOf": [{"not": {"required": [key]}}, {"properties": {key: {"const": value}}}]},
                   "then": {"required": list(needed)}}
                  for (key, value), needed in spec.required_when.items()]

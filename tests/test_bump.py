@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -76,7 +77,9 @@ def test_bump_rewrites_moved_pins_the_map_and_keeps_the_rest_for_a_person(tmp_pa
     run = run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
     assert run.code == 1  # some citations need a person
     # moved: the range rewritten in place, every other byte kept
-    assert p.entry("A1").read_text() == before["A1"].replace("lines: 1-3", "lines: 4-6")
+    # and recorded where the code is now (the record line is the tool's)
+    assert re.sub(r"digest: [0-9a-f]{12}", "digest: #", p.entry("A1").read_text()) == before["A1"].replace(
+        "lines: 1-3   # keep me", "lines: 4-6   # keep me\n    record: {symbol: steady, length: 3, digest: #}")
     # changed: kept at the version it was checked at, with a diff printed for a person
     assert p.entry("A2").read_text() == before["A2"].replace(
         "lines: 5-8   # keep me", 'lines: 5-8   # keep me\n    version: "1"')
@@ -141,14 +144,15 @@ def test_bump_to_the_pinned_version_is_refused(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("flow", [False, True])
-def test_fix_style_is_kept_for_flow_citations(tmp_path, capsys, flow):
+def test_bump_keeps_the_style_of_block_and_flow_citations(tmp_path, capsys, flow):
     p = project(tmp_path)
     if flow:
         p.write_entry("A1", "id: A1\nquestion: Q?\ndecided_by: code\nanswer: A.\n"
                       "cites: [{file: src/lib.ts, lines: 1-3}]\n")
     run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
     text = p.entry("A1").read_text()
-    assert ("cites: [{file: src/lib.ts, lines: 4-6}]" in text) if flow else ("lines: 4-6" in text)
+    assert ("cites: [{file: src/lib.ts, lines: 4-6, record: {symbol: steady, length: 3, digest: " in text) if flow \
+        else ("lines: 4-6" in text)
 
 
 def test_bump_killed_between_two_renames_is_finished_by_the_next_run(tmp_path, capsys, monkeypatch):
@@ -170,3 +174,25 @@ def test_bump_killed_between_two_renames_is_finished_by_the_next_run(tmp_path, c
     assert "finished an interrupted write" in run.stderr
     assert 'version: "2"' in p.map_yaml.read_text() and "lines: 4-6" in p.entry("A1").read_text()
     assert not list(p.folder.rglob(".decision-map-journal*"))
+
+
+@pytest.mark.parametrize("refused", ["A3", "A4"])  # missing, ambiguous: no new range to take
+def test_accept_exits_1_when_it_refuses_an_entry_and_leaves_that_entry_alone(tmp_path, capsys, refused):
+    p = project(tmp_path)
+    run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    before = p.entry(refused).read_text()
+    status = {"A3": "missing", "A4": "ambiguous"}[refused]
+
+    alone = run_main(capsys, "accept", refused, "--decisions", p.decisions, "--quiet")
+    assert alone.code == 1, (alone.stdout, alone.stderr)
+    assert f"{refused}: src/lib.ts:" in alone.stderr and f"is {status} at 2" in alone.stderr
+    assert "write its new `lines` by hand" in alone.stderr
+    assert p.entry(refused).read_text() == before
+
+    # With an entry it can accept: that one is accepted, the exit still says one was refused.
+    mixed = run_main(capsys, "accept", "A2", refused, "--decisions", p.decisions, "--quiet")
+    assert mixed.code == 1
+    assert "A2: src/lib.ts: now 8-11, checked at 2" in mixed.stdout
+    assert "lines: 8-11   # keep me" in p.entry("A2").read_text()
+    assert p.entry(refused).read_text() == before
+    assert run_main(capsys, "verify", "--decisions", p.decisions, "--quiet").code == 1

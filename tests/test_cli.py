@@ -3,11 +3,14 @@ and the GitHub annotations, run as a subprocess the way CI and pre-commit hooks 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import assert_clean_failure, entry_yaml, make_project, run_cli, run_main
+from conftest import ROOT, assert_clean_failure, entry_yaml, make_project, run_cli, run_main
 
 TOOLS = """export class Tools {
 \tbefore(call: Call): Verdict | undefined {
@@ -49,8 +52,10 @@ def test_verify_json_shape(project) -> None:
     assert set(report) == {"target", "citations"}
     assert report["target"] == "1.1.0"
     for row in report["citations"]:
-        assert set(row) == {"map", "id", "file", "recorded", "resolved", "status", "symbol"}
-    assert report["citations"] == [
+        assert set(row) == {"map", "id", "file", "recorded", "resolved", "status", "symbol", "resolved_file", "detail"}
+        assert row["resolved_file"] == row["file"] and row["detail"] == ""  # nothing left its file
+    assert [{k: v for k, v in row.items() if k not in ("resolved_file", "detail")}
+            for row in report["citations"]] == [
         {"map": "demo", "id": "D1", "file": "src/tools.ts", "recorded": [2, 7], "resolved": [4, 9],
          "status": "moved", "symbol": "Tools.before"},
         {"map": "demo", "id": "D2", "file": "src/tools.ts", "recorded": [9, 11], "resolved": [11, 13],
@@ -142,3 +147,67 @@ def test_fix_prints_what_it_changed(project) -> None:
     ]
     after = run_cli("verify", "--decisions", project.decisions, "--target", "1.1.0", "--format", "json")
     assert [r["status"] for r in after.json()["citations"]] == ["ok", "changed", "ok"]
+
+
+# --- source, render's folder, a closed pipe ----------------------------------------------------
+
+
+def test_source_prints_the_folder_holding_the_cited_files(project) -> None:
+    run = run_cli("source", "--decisions", project.decisions)
+    assert run.code == 0, run.stderr
+    [line] = run.stdout.splitlines()
+    folder = Path(line)
+    assert folder.is_dir() and (folder / "src" / "tools.ts").read_text() == TOOLS
+    other = run_cli("source", "--decisions", project.decisions, "--version", "1.1.0")
+    assert other.code == 0, other.stderr
+    assert (Path(other.stdout.strip()) / "src" / "tools.ts").read_text() == TOOLS_2
+    assert Path(other.stdout.strip()) != folder
+    assert_clean_failure(run_cli("source", "--decisions", project.decisions, "--map", "nope"), "no map named 'nope'")
+    assert_clean_failure(run_cli("source", "--decisions", project.decisions, "--version", "9.9.9"), "has no ref v9.9.9")
+
+
+def test_render_writes_its_pages_inside_out(project, tmp_path) -> None:
+    run = run_cli("render", "--decisions", project.decisions, "--out", tmp_path / "out", "--quiet")
+    assert run.code == 0, run.stderr
+    written = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*.md"))
+    assert "demo/map.md" in written and run.stdout.strip() == f"wrote {len(written)} files to {tmp_path / 'out'}"
+
+
+def test_render_refuses_to_write_outside_out_and_writes_nothing(project, tmp_path) -> None:
+    """Page paths come from map folder and extension names, and the loader's patterns keep `/`
+    out of both; what can still lead outside is a symbolic link already in the out folder, and a
+    map folder reached through `..` (its name is then `..`). Both are refused before any write."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "demo").symlink_to(outside, target_is_directory=True)
+    run = run_cli("render", "--decisions", project.decisions, "--out", out, "--quiet")
+    line = assert_clean_failure(run, "would be written outside", str(out.resolve()))
+    assert line.startswith("error: demo/"), line
+    assert list(outside.iterdir()) == [] and sorted(p.name for p in out.iterdir()) == ["demo"]
+
+    (project.folder / "sub").mkdir()
+    dotted = run_cli("render", "--decisions", project.folder / "sub" / "..", "--out", tmp_path / "out2", "--quiet")
+    assert dotted.code == 2 and "Traceback" not in dotted.stderr, dotted.stderr
+    assert [ln for ln in dotted.errors if ln.startswith("error: ")] == [
+        f"error: ../D1.md: would be written outside {(tmp_path / 'out2').resolve()}"]
+    assert not (tmp_path / "out2").exists() or list((tmp_path / "out2").rglob("*")) == []
+    assert not list(tmp_path.glob("*.md")), "a page was written next to the out folder"
+
+
+@pytest.mark.parametrize("form", ["text", "json", "github"])
+def test_a_reader_that_goes_away_is_no_error(project, form) -> None:
+    """`verify | head -1`: the reader closes the pipe; verify exits 0 and prints no traceback."""
+    many = "".join(f"  - file: src/tools.ts\n    lines: {a}-{a + 1}\n" for a in range(1, 11))
+    for n in range(3, 60):  # enough rows to overflow a pipe's buffer
+        project.write_entry(f"D{n}", entry_yaml(f"D{n}", many))
+    assert run_cli("verify", "--decisions", project.decisions, "--quiet").code == 0  # fetches once
+    for reader in ("head -1", "true"):
+        done = subprocess.run(
+            f'"{sys.executable}" -m generator verify --decisions "{project.decisions}" --quiet --format {form} '
+            f'2>"{project.root / "stderr"}" | {reader} >/dev/null; exit ${{PIPESTATUS[0]}}',
+            shell=True, executable="/bin/bash", cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+        stderr = (project.root / "stderr").read_text()
+        assert done.returncode == 0, (reader, done.returncode, stderr)
+        assert "Traceback" not in stderr and "Exception ignored" not in stderr and "BrokenPipe" not in stderr, stderr

@@ -13,6 +13,8 @@ import yaml
 
 from conftest import ROOT, run_main
 from generator import schema
+from generator.errors import InputError
+from generator.load import load_maps
 
 PI = "packages/coding-agent/src/core"
 
@@ -54,7 +56,7 @@ def test_new_cites_the_declaration_and_verify_refuses_the_placeholders(pi_map, c
     assert run.code == 0, run.stderr
     path = pi_map / "pi" / f"{expected}.yaml"
     text = path.read_text()
-    assert f"lines: {lines}\n" in text and f"# {symbol}" in text
+    assert f"lines: {lines}\n    record: {{symbol: {symbol}, length: " in text  # the tool's record, not a comment
     assert text.startswith("# yaml-language-server: $schema=../../schema/entry.schema.json")
     refused = run_main(capsys, "verify", "--decisions", pi_map, "--quiet")
     assert refused.code == 2 and "placeholder" in refused.stderr and f"{expected}.yaml:" in refused.stderr
@@ -67,9 +69,10 @@ def test_new_cites_the_declaration_and_verify_refuses_the_placeholders(pi_map, c
 
 @pytest.mark.network
 def test_new_refuses_a_range_that_does_not_exist_at_the_pin(pi_map, capsys):
+    before = sorted(p.name for p in (pi_map / "pi").iterdir())
     run = run_main(capsys, "new", f"{PI}/agent-session.ts:999999", "--decisions", pi_map)
     assert run.code == 2 and "does not exist" in run.stderr and "Traceback" not in run.stderr
-    assert not (pi_map / "pi" / f"{_next_e(pi_map)}.yaml").exists()
+    assert sorted(p.name for p in (pi_map / "pi").iterdir()) == before, "a refused `new` wrote a file"
 
 
 def test_committed_schemas_are_the_generated_ones(tmp_path, capsys):
@@ -90,18 +93,43 @@ def test_every_file_in_decisions_validates_against_its_schema():
         assert f"$schema=" in path.read_text().splitlines()[0] or kind != "entry", path
 
 
-@pytest.mark.parametrize("bad", [
-    {"id": "D1", "question": "Q?", "decided_by": "code", "answer": "A.", "cites": [{"file": "a.ts", "lines": "1-2"}],
-     "anwser": "typo"},  # unknown key
-    {"id": "D1", "question": "Q?", "answer": "A.", "cites": [{"file": "a.ts", "lines": "1-2"}]},  # no decided_by
-    {"id": "D1", "question": "Q?", "decided_by": "robot", "answer": "A.", "cites": [{"file": "a.ts", "lines": 1}]},
-    {"id": "d1", "question": "Q?", "decided_by": "code", "answer": "A.", "cites": [{"file": "a.ts", "lines": 1}]},
-    {"id": "D1", "question": "Q?", "decided_by": "code", "answer": "A.", "cites": [{"file": "a.ts", "lines": "x"}]},
-    {"id": "D1", "question": "Q?", "decided_by": "code", "answer": "A.", "cites": []},
-])
-def test_the_schema_rejects_what_the_loader_rejects(bad, tmp_path, capsys):
+GOOD_ENTRY = {"id": "D1", "question": "Q?", "decided_by": "code", "answer": "A.",
+              "cites": [{"file": "a.ts", "lines": "1-2"}]}
+MAP_YAML = 'title: T\nrepo: https://example.org/r\nversion: "1"\nsource:\n  git:\n    url: file:///x\n    ref: v1\n'
+
+
+def _loader_problems(entry: dict, root: Path) -> list[str]:
+    """What the loader says of ``entry`` written as D1.yaml in a map (no problem: an empty list)."""
+    folder = root / "decisions" / "demo"
+    folder.mkdir(parents=True)
+    (folder / "map.yaml").write_text(MAP_YAML)
+    (folder / "D1.yaml").write_text(yaml.safe_dump(entry, sort_keys=False))
+    try:
+        load_maps(root / "decisions")
+    except InputError as err:
+        return [p.message for p in err.problems]
+    return []
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    ({"anwser": "typo"}, "unknown key 'anwser'"),
+    ({"decided_by": None}, "missing required key: decided_by"),
+    ({"decided_by": "robot"}, "decided_by must be one of"),
+    ({"id": "d1"}, "'d1'"),
+    ({"cites": [{"file": "a.ts", "lines": "x"}]}, "cites.0.lines must be a line"),
+    ({"cites": []}, "cites must list at least 1"),
+], ids=["unknown-key", "no-decided_by", "bad-choice", "bad-id", "bad-lines", "no-cites"])
+def test_the_schema_rejects_what_the_loader_rejects(change, said, tmp_path):
+    bad = {k: v for k, v in {**GOOD_ENTRY, **change}.items() if v is not None}
+    problems = _loader_problems(bad, tmp_path)
+    assert any(said in p for p in problems), problems
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema.json_schema(schema.ENTRY))
+
+
+def test_the_schema_and_the_loader_accept_the_same_good_entry(tmp_path):
+    assert _loader_problems(GOOD_ENTRY, tmp_path) == []
+    jsonschema.validate(GOOD_ENTRY, schema.json_schema(schema.ENTRY))
 
 
 def test_the_workflow_runs_make_targets_that_exist():
@@ -112,7 +140,8 @@ def test_the_workflow_runs_make_targets_that_exist():
     used = {m for c in commands for m in re.findall(r"\bmake ([a-z-]+)", c)}
     assert {"test", "verify"} <= used and used <= targets
     assert "--format $(VERIFY_FORMAT)" in makefile
-    assert any("schedule" in str(k) or k is True for k in workflow)  # `on:` reads as True in YAML 1.1
+    triggers = workflow[True] if True in workflow else workflow["on"]  # YAML 1.1 reads the key `on` as True
+    assert {"push", "schedule"} <= set(triggers), triggers
 
 
 def test_the_pre_commit_hook_checks_only_changed_entries():

@@ -3,6 +3,8 @@ were checked at); everything else in the YAML stays byte for byte, and verify is
 
 from __future__ import annotations
 
+import hashlib
+import re
 from pathlib import Path
 
 import pytest
@@ -64,6 +66,18 @@ def project(tmp_path: Path):
     }, {"D1": D1, "D2": D2})
 
 
+def hidden(text: str) -> str:
+    """The text with each record's digest blanked (digests are checked on their own below)."""
+    return re.sub(r"digest: [0-9a-f]{12}", "digest: #", text)
+
+
+BOTH = '"CONFIG.retries, CONFIG.timeout"'  # a range over two declarations names both
+
+
+def record(symbol: str, length: int) -> str:
+    return f"record: {{symbol: {symbol}, length: {length}, digest: #}}"
+
+
 def statuses(capsys, project, *args) -> list[tuple[str, list | None]]:
     run = run_main(capsys, "verify", "--decisions", project.decisions, "--format", "json", *args)
     return [(row["status"], row["resolved"]) for row in run.json()["citations"]]
@@ -88,26 +102,29 @@ def test_fix_rewrites_only_the_moved_ranges(project, capsys) -> None:
         "D2: src/twice.ts:1-3 is ambiguous; left for a person",
         "fixed 5 moved citation(s) in 2 file(s); 3 need a person",
     ]
-    assert project.entry("D1").read_text() == D1.replace(
+    # each moved citation is recorded where its code is now, and checked at 2 from now on
+    assert hidden(project.entry("D1").read_text()) == D1.replace(
         "    lines: 2-4          # Session.start\n",
-        "    lines: 4-6          # Session.start\n    version: \"2\"\n").replace(
+        f"    lines: 4-6          # Session.start\n    version: \"2\"\n    {record('Session.start', 3)}\n").replace(
         "  - {file: src/config.ts, lines: 3}   # flow style",
-        "  - {file: src/config.ts, lines: 4, version: \"2\"}   # flow style").replace(
+        f"  - {{file: src/config.ts, lines: 4, version: \"2\", {record('CONFIG.timeout', 1)}}}   # flow style").replace(
         "  - {file: src/session.ts, lines: '2-4', version: \"1\"}",
-        "  - {file: src/session.ts, lines: '4-6', version: \"2\"}").replace(
-        "    version: \"1\"\n    lines: 2\n", "    version: \"2\"\n    lines: 3\n")
-    assert project.entry("D2").read_text() == before["D2.yaml"].replace(
-        "    lines: 1-4\n", "    lines: 2-5\n    version: \"2\"\n")
+        f"  - {{file: src/session.ts, lines: '4-6', version: \"2\", {record('Session.start', 3)}}}").replace(
+        "    version: \"1\"\n    lines: 2\n", f"    version: \"2\"\n    lines: 3\n    {record('CONFIG.retries', 1)}\n")
+    assert hidden(project.entry("D2").read_text()) == before["D2.yaml"].replace(
+        "    lines: 1-4\n", f"    lines: 2-5\n    version: \"2\"\n    {record('CONFIG', 4)}\n")
     assert (project.folder / "map.yaml").read_text() == before["map.yaml"]
 
     # The moved ones are now ok at 2; the others are as they were.
     assert statuses(capsys, project, "--target", "2") == [
         ("ok", [4, 6]), ("changed", [8, 10]), ("missing", None), ("ok", [4, 4]), ("ok", [4, 6]),
         ("ok", [3, 3]), ("ambiguous", None), ("ok", [2, 5])]
-    # A second fix has nothing left to do.
+    # A second fix has nothing left to do, and leaves every file as the first one wrote it.
+    fixed = {p.name: p.read_text() for p in project.folder.glob("*.yaml")}
+    assert fixed != before
     again = run_main(capsys, "fix", "--decisions", project.decisions, "--target", "2")
     assert again.stdout.splitlines()[-1] == "fixed 0 moved citation(s) in 0 file(s); 3 need a person"
-    assert {p.name: p.read_text() for p in project.folder.glob("*.yaml")} != before
+    assert {p.name: p.read_text() for p in project.folder.glob("*.yaml")} == fixed
     assert not list(project.folder.glob(".*.tmp")), "no temporary file is left behind"
 
 
@@ -127,7 +144,8 @@ def test_fix_at_the_pin_moves_a_citation_checked_at_an_older_version(tmp_path, c
                            {"D1": entry_yaml("D1", cites)}, pin="2")
     assert run_main(capsys, "verify", "--decisions", project.decisions).code == 1
     assert run_main(capsys, "fix", "--decisions", project.decisions).code == 0
-    assert project.entry("D1").read_text() == entry_yaml("D1", cites.replace("2\n", "3\n").replace('"1"', '"2"'))
+    assert hidden(project.entry("D1").read_text()) == entry_yaml(
+        "D1", cites.replace("2\n", f"3\n    {record('CONFIG.retries', 1)}\n", 1).replace('"1"', '"2"'))
     assert run_main(capsys, "verify", "--decisions", project.decisions).code == 0
 
 
@@ -144,8 +162,10 @@ def test_fix_keeps_crlf_line_endings_and_a_byte_order_mark(tmp_path, capsys) -> 
     text = entry_yaml("D1", [("src/config.ts", "2-3")]).replace("\n", "\r\n")
     project.entry("D1").write_bytes(b"\xef\xbb\xbf" + text.encode())
     assert run_main(capsys, "fix", "--decisions", project.decisions, "--target", "2").code == 0
-    expected = text.replace("lines: 2-3\r\n", "lines: 3-4\r\n    version: \"2\"\r\n")
-    assert project.entry("D1").read_bytes() == b"\xef\xbb\xbf" + expected.encode()
+    expected = text.replace("lines: 2-3\r\n", f"lines: 3-4\r\n    version: \"2\"\r\n    {record(BOTH, 2)}\r\n")
+    written = project.entry("D1").read_bytes()
+    assert written.startswith(b"\xef\xbb\xbf") and b"\n" not in written.replace(b"\r\n", b"")
+    assert hidden(written.decode()) == "\ufeff" + expected
     assert run_main(capsys, "verify", "--decisions", project.decisions, "--target", "2").code == 0
 
 
@@ -167,19 +187,32 @@ def test_fix_refuses_bad_input_and_changes_nothing(project) -> None:
 HEAD = "id: {}\nquestion: q\ndecided_by: code\nanswer: a\n"
 
 
+RETRIES, TIMEOUT, WHOLE = record("CONFIG.retries", 1), record("CONFIG.timeout", 1), record("CONFIG", 4)
+
+
 @pytest.mark.parametrize(("before", "after"), [
     ("cites: [{file: src/config.ts, lines: 2}, {file: src/config.ts,\n    lines: '1-4'}]\n",
-     "cites: [{file: src/config.ts, lines: 3, version: \"2\"}, {file: src/config.ts,\n"
-     "    lines: '2-5', version: \"2\"}]\n"),
+     f"cites: [{{file: src/config.ts, lines: 3, version: \"2\", {RETRIES}}}, {{file: src/config.ts,\n"
+     f"    lines: '2-5', version: \"2\", {WHOLE}}}]\n"),
     ("cites:\n  - lines: 3\n    file: src/config.ts\n  -   file: src/config.ts\n      lines: 2 # x\n      note: n\n",
-     "cites:\n  - lines: 4\n    version: \"2\"\n    file: src/config.ts\n  -   file: src/config.ts\n"
-     "      lines: 3 # x\n      version: \"2\"\n      note: n\n"),
+     f"cites:\n  - lines: 4\n    version: \"2\"\n    {TIMEOUT}\n    file: src/config.ts\n  -   file: src/config.ts\n"
+     f"      lines: 3 # x\n      version: \"2\"\n      {RETRIES}\n      note: n\n"),
     ("cites:\n- file: src/config.ts\n  lines: 2\n- {file: src/config.ts, version: '1', lines: 3}",
-     "cites:\n- file: src/config.ts\n  lines: 3\n  version: \"2\"\n- {file: src/config.ts, version: \"2\", lines: 4}"),
+     f"cites:\n- file: src/config.ts\n  lines: 3\n  version: \"2\"\n  {RETRIES}\n"
+     f"- {{file: src/config.ts, version: \"2\", lines: 4, {TIMEOUT}}}"),
 ], ids=["flow-list", "keys-in-any-order", "unindented-list-no-final-newline"])
 def test_fix_in_every_yaml_layout(tmp_path, capsys, before, after) -> None:
     project = make_project(tmp_path, {"1": {"src/config.ts": CONFIG}, "2": {"src/config.ts": CONFIG_2}},
                            {"D1": HEAD.format("D1") + before})
     assert run_main(capsys, "fix", "--decisions", project.decisions, "--target", "2").code == 0
-    assert project.entry("D1").read_text() == HEAD.format("D1") + after
+    assert hidden(project.entry("D1").read_text()) == HEAD.format("D1") + after
     assert run_main(capsys, "verify", "--decisions", project.decisions, "--target", "2").code == 0
+
+
+def test_a_record_holds_the_digest_of_the_cited_text_without_whitespace(tmp_path, capsys) -> None:
+    project = make_project(tmp_path, {"1": {"src/config.ts": CONFIG}, "2": {"src/config.ts": CONFIG_2}},
+                           {"D1": entry_yaml("D1", [("src/config.ts", "2-3")])})
+    assert run_main(capsys, "fix", "--decisions", project.decisions, "--target", "2").code == 0
+    expected = hashlib.sha256("retries:3,timeout:10,".encode()).hexdigest()[:12]
+    assert f"record: {{symbol: \"CONFIG.retries, CONFIG.timeout\", length: 2, digest: {expected}}}" \
+        in project.entry("D1").read_text()

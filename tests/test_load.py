@@ -140,7 +140,7 @@ def test_unknown_key_says_what_was_meant(folder: Path) -> None:
 def test_unknown_key_with_nothing_close_lists_the_allowed_ones(folder: Path) -> None:
     write(folder, "D2.yaml", entry_yaml("D2", "  - file: a.ts\n    lines: 4\n    zzz: 1\n"))
     assert problems(folder) == ["D2.yaml:8: unknown key 'zzz' in cites.0; allowed: file, lines, version, "
-                                "note"]
+                                "note, record"]
 
 
 def test_missing_fields(folder: Path) -> None:
@@ -309,7 +309,7 @@ def test_citations_that_do_not_fit_the_tree_at_the_pin(tmp_path: Path, capsys: p
     assert run.code == 2
     assert "Traceback" not in run.stderr
     assert [ln.replace(str(project.folder), "demo") for ln in run.errors] == [
-        "error: demo/D1.yaml:6: lines 2-4 run past the end of src/a.ts, which has 3 lines at 1",
+        "error: demo/D1.yaml:7: lines 2-4 run past the end of src/a.ts, which has 3 lines at 1",  # the `lines:` line
         "error: demo/D2.yaml:6: cited file src/gone.ts does not exist at 1; fix the path (it is relative to the "
         "repository root)",
         "error: demo/D3.yaml:6: cited file src/evil.ts leaves the source tree (through a symbolic link); fix the "

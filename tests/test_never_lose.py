@@ -219,6 +219,9 @@ def test_killed_at_every_step(command: str, upstream: Project, warm_cache: Path,
                 run = run_main(capsys, *COMMANDS[command], "--decisions", decisions)
                 assert run.code in (0, 1), (where, run.stderr)
                 assert {p: d for p, d in files(decisions).items() if p.endswith(".yaml")} == after, where
+            # Whatever the kill left behind, the next run clears: no temporary file stays.
+            run_main(capsys, "verify", "--decisions", decisions, "--quiet")
+            assert not [p for p in files(decisions) if p.endswith(".tmp")], f"temporaries left, {where}"
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))

@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT, run_cli
 from generator.fetch import fetch_tree
 from generator.load import load_maps
-from generator.resolve import SourceFile
+from generator.resolve import SourceFile, squeeze
 
 pytestmark = pytest.mark.network
 
@@ -75,7 +75,7 @@ def test_verify_at_1_5_2_moves_ranges_onto_the_same_code(pi_map) -> None:
     old_trees = {}
     seen = set()
     for row, (entry, cite) in zip(rows, cites):
-        assert set(row) == {"map", "id", "file", "recorded", "resolved", "status", "symbol"}
+        assert set(row) == {"map", "id", "file", "recorded", "resolved", "status", "symbol", "resolved_file", "detail"}
         assert row["map"] == "pi" and isinstance(row["symbol"], str)
         status = row["status"]
         seen.add(status)
@@ -89,13 +89,15 @@ def test_verify_at_1_5_2_moves_ranges_onto_the_same_code(pi_map) -> None:
             continue
         first, last = row["resolved"]
         assert 1 <= first <= last, row
-        assert new.has_file(cite.file), row
-        current = new.read(cite.file).decode().split("\n")
+        assert new.has_file(row["resolved_file"]), row
+        current = new.read(row["resolved_file"]).decode().split("\n")
         assert last <= len(current), row
         if status == "ok":
-            assert row["resolved"] == row["recorded"], row
-        if status in ("ok", "moved"):
-            assert squeezed(current[first - 1:last]) == squeezed(old), row
+            assert row["resolved"] == row["recorded"] and row["resolved_file"] == row["file"], row
+        if status in ("ok", "moved"):  # (code that changed files may gain or lose `export`)
+            moved_file = row["resolved_file"] != row["file"]
+            assert "".join(squeeze(ln, moved_file) for ln in current[first - 1:last]) == \
+                "".join(squeeze(ln, moved_file) for ln in old), row
         else:
             assert status == "changed", row
             assert current[first - 1:last] != old, row
@@ -143,7 +145,8 @@ def test_the_map_as_it_was_at_1_4_0_resolves_at_1_5_2(pi_map, tmp_path: Path) ->
     [edition] = [e for e in pi_map.editions if e.from_version == "1.4.0"]
     folder = tmp_path / "decisions" / "pi"
     folder.mkdir(parents=True)
-    text = pi_map.path.read_text().replace(f'version: "{pi_map.version}"', 'version: "1.4.0"')
+    text = pi_map.path.read_text().replace(f'version: "{pi_map.version}"', 'version: "1.4.0"').replace(
+        f'checked_at: "{pi_map.checked_at}"', 'checked_at: "1.4.0"')
     (folder / "map.yaml").write_text(text.split("\nsections:")[0] + "\n")
     by_id: dict[str, list] = {}
     for row in edition.citations:

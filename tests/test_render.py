@@ -3,9 +3,10 @@ the Markdown download, and the errors that stop a build (drift, hand-written pag
 
 The golden pages live in tests/golden/. When a change to them is intended, regenerate them with
 
-    UPDATE_GOLDEN=1 make test
+    UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_render.py
 
-and read the diff before committing it.
+which rewrites them and then fails, listing the files it changed (with nothing changed it
+passes); read the diff before committing it.
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ from markdown_it import MarkdownIt
 from generator import prose
 from generator.errors import DriftError, InputError
 from generator.load import load_maps
-from generator.render import (is_download, render_folder, render_pages, site_nav)
+from generator.render import is_download, is_entry_page, render_folder, render_pages, site_nav
 from generator.verify import Trees
 from site_fixtures.demo_site import URL_PLACEHOLDER, make_demo_site, replace_in, tag_version
 
 GOLDEN = Path(__file__).parent / "golden"
-REGENERATE = "UPDATE_GOLDEN=1 make test"
+REGENERATE = "UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_render.py"
 SITE_EXTENSIONS = ["attr_list", "md_in_html", "tables", "toc", "pymdownx.highlight", "pymdownx.superfences"]
 
 
@@ -57,12 +58,20 @@ def _normalized(text: str, demo) -> str:
 def test_pages_match_the_golden_files(demo, pages) -> None:
     expected = {p.relative_to(GOLDEN).as_posix() for p in GOLDEN.rglob("*.md")}
     if os.environ.get("UPDATE_GOLDEN"):
+        # Rewritten, then failed with the list: a blessed change is always looked at.
+        changed = [f"removed {stale}" for stale in sorted(expected - set(pages))]
         for stale in expected - set(pages):
             (GOLDEN / stale).unlink()
-        for path, text in pages.items():
+        for path, text in sorted(pages.items()):
             target = GOLDEN / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(_normalized(text, demo), encoding="utf-8")
+            new = _normalized(text, demo)
+            if not target.is_file() or target.read_text(encoding="utf-8") != new:
+                changed.append(f"{'rewrote' if target.is_file() else 'added'} {path}")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(new, encoding="utf-8")
+        if changed:
+            pytest.fail("UPDATE_GOLDEN=1 changed tests/golden/: " + "; ".join(changed)
+                        + ". Read `git diff tests/golden`, then run the tests without UPDATE_GOLDEN", pytrace=False)
         return
     assert set(pages) == expected, (f"the rendered pages {sorted(pages)} are not the golden ones "
                                     f"{sorted(expected)}; if that is intended, run: {REGENERATE}")
@@ -79,10 +88,12 @@ def test_rendering_is_deterministic(demo, pages) -> None:
 
 
 def test_the_site_has_every_page(pages) -> None:
-    assert sorted(pages) == ["demo/census.md", "demo/editions/0.8.0-to-1.0.0.md", "demo/editions/index.md",
+    assert sorted(pages) == ["demo/D1.md", "demo/D2.md", "demo/G1.md", "demo/P1.md",
+                             "demo/census.md", "demo/editions/0.8.0-to-1.0.0.md", "demo/editions/index.md",
                              "demo/index.md", "demo/map.md", "demo/problems.md",
                              "downloads/demo-decision-map.md", "extensions/demo-ext.md", "index.md"]
     assert [p for p in pages if is_download(p)] == ["downloads/demo-decision-map.md"]
+    assert [p for p in pages if is_entry_page(p)] == ["demo/D1.md", "demo/D2.md", "demo/G1.md", "demo/P1.md"]
 
 
 # --- the pages say what the YAML says ------------------------------------------------------------
@@ -90,27 +101,56 @@ def test_the_site_has_every_page(pages) -> None:
 
 def test_summary_follows_the_sections_of_map_yaml(pages) -> None:
     summary = pages["demo/index.md"]
-    headings = re.findall(r"^## (.+)$", summary, re.MULTILINE)
-    assert headings == ["What it does without asking you", "How it decides it is done", "One problem in the code"]
-    d1 = summary.index("{ #d1 }")
-    assert summary.index("{ #d2 }") > d1 and summary.index("{ #g1 }") > summary.index("{ #d2 }")
+    headings = [re.sub(r" \{ #.*\}$", "", h) for h in re.findall(r"^## (.+)$", summary, re.MULTILINE)]
+    assert headings == ["The loop, and where each decision sits", "What it does without asking you",
+                        "How it decides it is done", "At a glance", "Problems in the code"]
+    d1 = summary.index("{ #d1 data-search-exclude }")  # the anchors of the old summary still hold
+    assert summary.index("{ #d2 data-search-exclude }") > d1
+    assert summary.index("{ #g1 data-search-exclude }") > summary.index("{ #d2 data-search-exclude }")
     assert ("[session.ts:9-14](https://github.com/example/demo/blob/v1.0.0/src/session.ts#L9-L14)"
             in summary)
-    assert "[decision D1 in the full map](map.md#d1)" in summary
+    assert "[D1 in full, with its code](D1.md)" in summary
     assert "[#34](https://github.com/example/demo/issues/34) · open, no fix proposed · checked 2026-11-03" in summary
 
 
-def test_a_card_holds_the_cited_code_with_its_real_line_numbers(pages) -> None:
-    card = pages["demo/map.md"]
-    assert '```ts linenums="9"\nasync beforeToolCall(call: ToolCall)' in card
-    assert "in <code>Session.beforeToolCall</code> · the hook, asked for every call" in card
-    assert '<article class="dm-card" data-id="D2" data-who="person" data-group="D" markdown>' in card
+def test_the_summary_has_every_decision_at_a_glance(pages) -> None:
+    summary = pages["demo/index.md"]
+    glance = summary[summary.index("## At a glance"):summary.index("## Problems in the code")]
+    rows = re.findall(r"^\| \[(\w+)\]\((\w+)\.md\) \| \*\*(.+?)\*\* (.+?) \| (.+) \|$", glance, re.MULTILINE)
+    assert [(r[0], r[1]) for r in rows] == [("D1", "D1"), ("D2", "D2"), ("G1", "G1")]
+    d1 = rows[0]
+    assert d1[2] == "Is a person asked before a <code>tool&#95;call</code> runs?"
+    # the short answer is the answer's opening, whole sentences: "No." alone is too short
+    assert d1[3].startswith("No. <strong>Plain code</strong> lets the call run unless a hook blocks it;")
+    assert d1[4] == '<span class="dm-badge dm-badge--code">Plain code</span>'
+
+
+def test_each_entry_has_its_own_page_with_the_code_and_the_way_back(pages) -> None:
+    d1 = pages["demo/D1.md"]
+    assert d1.startswith("---\ntags:\n  - D1\nsearch:\n  boost: 1.0250\n---\n")
+    assert "# <span class=\"dm-id\">D1</span> Is a person asked before a <code>tool&#95;call</code> runs? { #d1 " in d1
+    assert "[The full map](map.md) › [D · Permission](map.md#group-d)" in d1
+    assert '```ts linenums="9"\nasync beforeToolCall(call: ToolCall)' in d1
+    assert "in <code>Session.beforeToolCall</code> · the hook, asked for every call" in d1
+    assert '<details class="dm-code" open markdown>' in d1  # a short range shows open
+    assert "## Where in the code { #code data-search-exclude }" in d1  # one search hit per entry
+    assert "[<span class=\"dm-id\">D2</span> Who approves a tool that is marked risky? →](D2.md)" in d1
+    g1 = pages["demo/G1.md"]
+    assert "[← <span class=\"dm-id\">D2</span> Who approves a tool that is marked risky?](D2.md)" in g1
+
+
+def test_the_full_map_is_a_light_index_without_code(pages) -> None:
+    index = pages["demo/map.md"]
+    assert "```" not in index and "linenums" not in index
+    assert ('<div class="dm-row" id="d2" data-id="D2" data-who="person" data-group="D" markdown>\n\n'
+            '<span class="dm-id" id="D2">D2</span> [Who approves a tool that is marked risky?](D2.md)') in index
+    assert index.count('<div class="dm-row" ') == 3
 
 
 def test_code_with_backtick_runs_gets_a_longer_fence(pages) -> None:
-    problems = pages["demo/problems.md"]
-    assert '`````ts linenums="16"\ndescribe(): string {' in problems
-    assert "\n`````\n" in problems
+    problem = pages["demo/P1.md"]
+    assert '`````ts linenums="16"\ndescribe(): string {' in problem
+    assert "\n`````\n" in problem
 
 
 def test_extension_page_keeps_the_hand_written_text_around_the_overlay(pages) -> None:
@@ -118,13 +158,43 @@ def test_extension_page_keeps_the_hand_written_text_around_the_overlay(pages) ->
     assert page.startswith("# demo-ext\n\nA hand-written page about the demo extension.")
     assert "{{ overlay }}" not in page
     assert page.index("| [G1](#g1) Is the work finished") < page.index("## After the table")
-    assert "Touches [G1](../demo/map.md#g1), [D1](../demo/map.md#d1) in the full map." in page
+    assert "Next to [G1](../demo/G1.md), [D1](../demo/D1.md) in the map." in page
 
 
-def test_cards_link_to_the_extensions_that_change_them(pages) -> None:
-    card = pages["demo/map.md"]
-    assert "**Extensions that change it:** [demo-ext](../extensions/demo-ext.md#g1)" in card
-    assert "[How many times may the run be extended?](../extensions/demo-ext.md#added-1) (demo-ext)" in card
+def test_the_extension_page_draws_the_decisions_it_changes(pages) -> None:
+    page = pages["extensions/demo-ext.md"]
+    figure = page[page.index("<figure"):page.index("</figure>")]
+    # G1 is changed (drawn in the holder it has with the extension: a person); D1 is related;
+    # D2 is not touched and is drawn faded. Links are .md paths the site engine resolves.
+    assert re.search(r'<a class="dm-node dm-node--person dm-node--changed" href="\.\./demo/G1\.md"', figure)
+    assert re.search(r'<a class="dm-node dm-node--code dm-node--related" href="\.\./demo/D1\.md"', figure)
+    assert re.search(r'<a class="dm-node dm-node--person dm-node--faded" href="\.\./demo/D2\.md"', figure)
+
+
+def test_entry_pages_link_to_the_extensions_that_change_them(pages) -> None:
+    g1 = pages["demo/G1.md"]
+    assert "**With [demo-ext](../extensions/demo-ext.md#g1)** <span class=\"dm-badge dm-badge--person\">" in g1
+    d1 = pages["demo/D1.md"]
+    assert "[How many times may the run be extended?](../extensions/demo-ext.md#added-1) (demo-ext)" in d1
+
+
+def test_an_id_in_prose_links_to_its_page_and_shows_its_question(demo) -> None:
+    replace_in(demo.map_folder / "D2.yaml", "You do, each time", "You do, each time (see D1)")
+    pages = render_folder(demo.decisions, demo.pages).pages
+    link = '[D1](D1.md "Is a person asked before a tool&#95;call runs?"){ .dm-ref }'
+    assert link in pages["demo/D2.md"]
+    assert link in pages["demo/index.md"]  # the summary's answer too
+    assert '[D1](../demo/D1.md "' not in pages["extensions/demo-ext.md"]  # not named there
+
+
+def test_the_loop_has_a_link_for_every_decision(pages) -> None:
+    summary = pages["demo/index.md"]
+    figure = summary[summary.index("<figure"):summary.index("</figure>")]
+    assert sorted(re.findall(r'<a class="dm-node[^"]*" href="(\w+)\.md"', figure)) == ["D1", "D2", "G1"]
+    assert 'aria-label="D1: Is a person asked before a tool_call runs? Decided by plain code."' in figure
+    assert "<script" not in figure and "http" not in figure.replace("http://www.w3.org/2000/svg", "")
+    home = pages["index.md"]
+    assert 'href="demo/D1.md"' in home  # the home page's copy links from the site's root
 
 
 def test_census_counts(pages) -> None:
@@ -193,14 +263,15 @@ def _html(markdown_text: str) -> _Tags:
 
 
 def test_injected_markup_in_an_answer_is_text(pages) -> None:
-    html = _html(pages["demo/map.md"])
-    assert "script" not in [tag for tag, _ in html.tags]
-    assert not [attrs for _, attrs in html.tags if any(name.startswith("on") for name in attrs)]
-    text = "".join(html.text)
+    for path in ("demo/D1.md", "demo/index.md", "demo/map.md", "demo/D2.md"):
+        html = _html(pages[path])
+        assert "script" not in [tag for tag, _ in html.tags], path
+        assert not [attrs for _, attrs in html.tags if any(name.startswith("on") for name in attrs)], path
+    text = "".join(_html(pages["demo/D1.md"]).text)
     assert '<script>window.__injected = "script"</script>' in text
     assert "<img src=x onerror=\"window.__injected = 'img'\">" in text
     assert "1. This second paragraph starts like a list, but it is text." in text
-    assert "You do, each time | a pipe, a {curly} brace and a # hash stay text." in text
+    assert "You do, each time | a pipe, a {curly} brace and a # hash stay text." in "".join(_html(pages["demo/map.md"]).text)
 
 
 def test_allowed_prose_becomes_code_emphasis_and_http_links() -> None:
@@ -256,13 +327,15 @@ def _words(text: str) -> str:
     return " ".join(text.replace("·", " ").split())
 
 
-def test_the_download_holds_every_heading_and_the_census_table(pages) -> None:
+def test_the_download_holds_every_entry_group_and_the_census_table(pages) -> None:
     export = pages["downloads/demo-decision-map.md"]
     tokens = MarkdownIt("commonmark").enable("table").parse(export)
     headings = {_words("".join(c.content for c in tokens[i + 1].children if c.type in ("text", "code_inline")))
                 for i, t in enumerate(tokens) if t.type == "heading_open"}
-    for path in ("demo/index.md", "demo/map.md", "demo/problems.md", "demo/census.md"):
-        for heading in re.findall(r"^##? (.+?)(?: \{ #[\w-]+ \})?$", pages[path], re.MULTILINE):
+    for path in ["demo/map.md", "demo/census.md"] + [p for p in pages if is_entry_page(p)]:
+        for heading in re.findall(r"^##? (.+?)(?: \{ #[^}]*\})?$", pages[path], re.MULTILINE):
+            if heading in ("Where in the code", "History", "How this page is checked", "Extensions that change it"):
+                continue  # an entry page's own sections, not headings of the map
             assert _words("".join(_html(heading).text)) in headings, (path, heading, headings)
     census_rows = [line for line in pages["demo/census.md"].splitlines()
                    if line.startswith("| ") and "](" not in line and "<" not in line]
@@ -352,54 +425,75 @@ def test_every_edition_keeps_its_page_and_the_index_lists_them_newest_first(demo
     assert index.index("(0.8.0-to-1.0.0.md) | 2026-11-10 | 1 | 1 | 1 | 1 |") < \
         index.index("(0.7.0-to-0.8.0.md) | 2026-10-01 | 0 | 0 | 1 | 1 |")
     older = pages["demo/editions/0.7.0-to-0.8.0.md"]
-    assert older.startswith("---\nhide:\n  - toc\n---\n\n# What changed in how demo decides, 0.7.0 → 0.8.0\n")
-    # only the latest edition marks cards and is summarized
-    assert "editions/0.8.0-to-1.0.0.md#g1" in pages["demo/map.md"]
+    assert older.startswith("# What changed in how demo decides, 0.7.0 → 0.8.0\n")
+    # only the latest edition marks entries and is summarized; each entry's page keeps its whole history
+    assert "G1.md#history" in pages["demo/map.md"]
     assert "0.7.0-to-0.8.0" not in pages["demo/map.md"]
     assert "Earlier editions: 0.7.0 → 0.8.0 (2026-10-01)." in pages["downloads/demo-decision-map.md"]
+    d1 = pages["demo/D1.md"]
+    assert d1.index("[0.8.0 → 1.0.0](editions/0.8.0-to-1.0.0.md#d1)") < d1.index("[0.7.0 → 0.8.0](editions/0.7.0-to-0.8.0.md#d1)")
 
 
-def test_the_edition_page_shows_each_verdict_and_the_old_and_new_code(pages) -> None:
+def test_the_edition_page_lists_each_verdict_and_the_entry_pages_show_the_code(pages) -> None:
     page = pages["demo/editions/0.8.0-to-1.0.0.md"]
     assert "# What changed in how demo decides, 0.8.0 → 1.0.0" in page
     assert "on **2026-11-10**" in page
     assert "Re-written for 1.0.0</span> **[1 decision](#rewritten)**" in page
     assert "Changed, re-read</span> **[1 problem](#changed)**" in page
-    verdicts = dict(re.findall(r'<article class="dm-edition-entry" data-id="(\w+)" data-verdict="(\w+)"', page))
+    verdicts = dict(re.findall(r'<article class="dm-edition-entry" id="\w+" data-search-exclude data-id="(\w+)" '
+                               r'data-verdict="(\w+)"', page))
     assert verdicts == {"G1": "rewritten", "P1": "changed"}
-    # old code at the version it was checked at, new code at the edition's, with real line numbers
-    assert ("[lines 2-4](https://github.com/example/demo/blob/v0.8.0/src/loop.js#L2-L4)" in page and
-            '```js linenums="2" hl_lines="1"\nexport function shouldStop(reply) {' in page)
-    assert ("[lines 2-7](https://github.com/example/demo/blob/v1.0.0/src/loop.js#L2-L7)" in page and
-            '```js linenums="2" hl_lines="1 2 3 4"\nexport function shouldStop(reply, queue) {' in page)
-    assert "**After** · demo 1.0.0: the code is gone; no range holds it." in page
-    assert "[G1 in the full map](../map.md#g1)" in page and "[P1 on the problems page](../problems.md#p1)" in page
+    assert "```" not in page  # light: the code before and after is on each entry's page
+    assert ("<code>src/loop.js</code> in <code>shouldStop</code>: **the code changed**, [lines 2-4 at 0.8.0]"
+            "(https://github.com/example/demo/blob/v0.8.0/src/loop.js#L2-L4) → [lines 2-7 at 1.0.0]"
+            "(https://github.com/example/demo/blob/v1.0.0/src/loop.js#L2-L7)") in page
+    assert "[The code before and after, on G1's page](../G1.md#history)" in page
     # the problem whose code changed is flagged, with its upstream status and check date
     recheck = page[page.index('<div class="dm-recheck-box"'):page.index("## Re-written")]
     assert "**Status re-check: a fix may have landed.**" in recheck
     assert ("[#34](https://github.com/example/demo/issues/34) · open, no fix proposed · checked 2026-11-03, "
-            "before this bump") in recheck
+            "before this move") in recheck
     moved = page[page.index("## Moved"):page.index("## Unchanged")]
-    assert "[Is a person asked before a <code>tool&#95;call</code> runs?](../map.md#d1)" in moved
+    assert "[Is a person asked before a <code>tool&#95;call</code> runs?](../D1.md)" in moved
     assert "<code>session.ts</code> 7-12 → 9-14" in moved
-    assert "[Who approves a tool that is marked risky?](../map.md#d2)" in page[page.index("## Unchanged"):]
+    assert "[Who approves a tool that is marked risky?](../D2.md)" in page[page.index("## Unchanged"):]
+    assert "bump" not in page.lower()  # an internal command's name, not the reader's word
+    # old code at the version it was checked at, new code at the edition's, with real line numbers
+    g1 = pages["demo/G1.md"]
+    history = g1[g1.index("## History"):]
+    assert ("[lines 2-4](https://github.com/example/demo/blob/v0.8.0/src/loop.js#L2-L4)" in history and
+            '```js linenums="2" hl_lines="1"\nexport function shouldStop(reply) {' in history)
+    assert ("[lines 2-7](https://github.com/example/demo/blob/v1.0.0/src/loop.js#L2-L7)" in history and
+            '```js linenums="2" hl_lines="1 2 3 4"\nexport function shouldStop(reply, queue) {' in history)
+    assert "**After** · demo 1.0.0: the code is gone; no range holds it." in history
 
 
-def test_changed_cards_carry_a_badge_and_the_filter_counts_them(pages) -> None:
-    card_map = pages["demo/map.md"]
-    assert '<article class="dm-card" data-id="G1" data-who="model" data-group="G" data-edition="rewritten" markdown>' \
-        in card_map
-    assert ("[re-written for 1.0.0](editions/0.8.0-to-1.0.0.md#g1){ .dm-edition-badge .dm-edition-badge--rewritten }"
-            in card_map)
-    assert 'data-id="D1" data-who="code" data-group="D" markdown>' in card_map  # moved: no badge
-    assert ('data-dm-changed aria-pressed="false"' in card_map and
-            'Changed since the last edition <span class="dm-chip__count">1</span>' in card_map)
+def test_the_edition_and_the_census_say_why_their_counts_differ(demo) -> None:
+    (demo.map_folder / "D3.yaml").write_text("id: D3\nquestion: Added after the move?\ndecided_by: code\n"
+                                              "answer: Yes.\ncites:\n  - file: src/session.ts\n    lines: 5\n")
+    pages = render_folder(demo.decisions, demo.pages).pages
+    # G1's third citation went with its code at the move: the edition has 7, the map 6, then D3's one
+    said = ("[The 0.8.0 → 1.0.0 edition](editions/0.8.0-to-1.0.0.md) covers the 7 citations the map held when it moved "
+            "to 1.0.0 on 2026-11-10; it holds 7 today: 1 entry added since (D3, 1 citation); 1 citation removed from "
+            "entries that were already there.")
+    assert said in pages["demo/census.md"]
+    assert said.replace("(editions/", "(../editions/") in pages["demo/editions/0.8.0-to-1.0.0.md"]
+    assert "| Citations | 7, every one at the same code at 1.0.0 |" in pages["demo/census.md"]
+
+
+def test_changed_entries_carry_a_badge_and_the_filter_counts_them(pages) -> None:
+    index = pages["demo/map.md"]
+    assert '<div class="dm-row" id="g1" data-id="G1" data-who="model" data-group="G" data-edition="rewritten" markdown>' \
+        in index
+    assert "[re-written for 1.0.0](G1.md#history){ .dm-edition-badge .dm-edition-badge--rewritten }" in index
+    assert 'data-id="D1" data-who="code" data-group="D" markdown>' in index  # moved: no badge
+    assert ('data-dm-changed aria-pressed="false"' in index and
+            'Changed in 1.0.0 <span class="dm-chip__count">1</span>' in index)
     problems = pages["demo/problems.md"]
-    assert "[changed in 1.0.0](editions/0.8.0-to-1.0.0.md#p1){ .dm-edition-badge .dm-edition-badge--changed }" \
-        in problems
+    assert "[changed in 1.0.0](P1.md#history){ .dm-edition-badge .dm-edition-badge--changed }" in problems
     summary = pages["demo/index.md"]
-    assert ("**New in 1.0.0:** moved from demo 0.8.0 on 2026-11-10; 1 entry re-written, 1 re-read after their "
-            "code changed. [What changed](editions/0.8.0-to-1.0.0.md)\n{: .dm-edition-note }") in summary
+    assert ("**New in 1.0.0:** the map moved from demo 0.8.0 on 2026-11-10; 1 entry re-written, 1 re-read after "
+            "their code changed. [What changed](editions/0.8.0-to-1.0.0.md)\n{: .dm-edition-note }") in summary
 
 
 def test_the_download_lists_what_changed_in_the_latest_edition(pages) -> None:
@@ -413,3 +507,132 @@ def test_the_download_lists_what_changed_in_the_latest_edition(pages) -> None:
     assert "**Status re-check, a fix may have landed:** P1 (upstream #34, open, no fix proposed, checked 2026-11-03)." \
         in section
     assert "**Moved** (the same code at other lines): D1." in section and "**Unchanged:** D2." in section
+
+
+# --- what the pages derive from the data, so it cannot go stale ---------------------------------------
+
+
+def test_a_fixed_problem_is_shown_as_fixed_and_not_counted_as_open(demo) -> None:
+    replace_in(demo.map_folder / "P1.yaml", "status: open, no fix proposed", "status: Fixed in 0.9.0 by a change")
+    pages = render_folder(demo.decisions, demo.pages).pages
+    problems = pages["demo/problems.md"]
+    assert problems.startswith("# Problems in the code\n\nNothing recorded here goes wrong in demo 1.0.0; one more "
+                               "went wrong in an earlier release and is fixed, listed last with the release that "
+                               "fixed it.")
+    assert problems.index("## Fixed in an earlier release { #fixed }") < problems.index("{ #p1 data-search-exclude }")
+    badge = '<span class="dm-status dm-status--fixed">Fixed in demo 0.9.0</span>'
+    for path in ("demo/problems.md", "demo/P1.md", "demo/index.md"):
+        assert badge in pages[path], path
+    assert "Nothing recorded goes wrong in demo 1.0.0; one more went wrong" in pages["demo/index.md"]
+    assert "| Problems | 1: 0 open at 1.0.0, 1 fixed in an earlier release |" in pages["demo/census.md"]
+    assert "**Fixed in demo 0.9.0.**" in pages["downloads/demo-decision-map.md"]
+
+
+def test_a_fix_after_the_pin_leaves_the_problem_open_at_the_pin(demo) -> None:
+    replace_in(demo.map_folder / "P1.yaml", "status: open, no fix proposed", "status: fixed in 1.2.0")
+    pages = render_folder(demo.decisions, demo.pages).pages
+    assert pages["demo/problems.md"].startswith("# Problems in the code\n\nOne thing in demo 1.0.0 goes wrong")
+    assert '<span class="dm-status dm-status--open">Open at demo 1.0.0; fixed upstream in 1.2.0</span>' in \
+        pages["demo/P1.md"]
+
+
+def test_no_template_names_a_version_of_its_own() -> None:
+    """Every version a page names comes from the data (the pin, an edition, a review): a template
+    that wrote one would be wrong after the next move to a new release."""
+    templates = Path(__file__).parent.parent / "generator" / "templates"
+    for template in templates.glob("*.j2"):
+        assert not re.search(r"\b\d+\.\d+\.\d+\b", template.read_text()), template.name
+
+
+def test_the_review_line_says_what_was_read_and_what_happened_since(demo) -> None:
+    pages = render_folder(demo.decisions, demo.pages).pages
+    assert ("**Second reading:** against the code of demo 1.0.0, on 2026-11-01, by a test reviewer.\n"
+            "{: .dm-reviewed }") in pages["demo/D1.md"]
+    assert "No second reader has signed this entry yet." in pages["demo/G1.md"]
+    # read at 0.8.0; when the map moved to 1.0.0, D1's code only moved
+    replace_in(demo.map_folder / "D1.yaml", 'version: "1.0.0"', 'version: "0.8.0"')
+    (demo.map_folder / "G1.yaml").write_text((demo.map_folder / "G1.yaml").read_text() +
+                                             'reviewed:\n  version: "0.8.0"\n  date: 2026-11-01\n  checked: every claim\n')
+    pages = render_folder(demo.decisions, demo.pages).pages
+    assert ("**Second reading:** against the code of demo 0.8.0, on 2026-11-01, by a test reviewer. When the map "
+            "moved to 1.0.0, this entry's cited code only moved to other lines (the same code), so that reading "
+            "still applies to the code shown here.") in pages["demo/D1.md"]
+    assert ("**Second reading:** against the code of demo 0.8.0, on 2026-11-01. What was checked: every claim. "
+            "When the map moved to 1.0.0, this entry's text was re-written for 1.0.0; the new text has not had a "
+            "second reader yet.") in pages["demo/G1.md"]
+    assert "| Entries with a second reading | 2 of 4, 0 of them against 1.0.0, the latest on 2026-11-01 |" in \
+        pages["demo/census.md"]
+
+
+def test_who_can_overrule_shows_wherever_who_decides_shows(demo) -> None:
+    replace_in(demo.map_folder / "D1.yaml", "changed_by: >-", "overrides:\n  - by: person\n    when: >-\n"
+               "      An extension's prompt lets the person refuse the call (see D2).\nchanged_by: >-")
+    pages = render_folder(demo.decisions, demo.pages).pages
+    badge = '<span class="dm-badge dm-badge--person dm-badge--overrule">Person can overrule</span>'
+    d1 = pages["demo/D1.md"]
+    assert badge in d1
+    assert ('- <span class="dm-badge dm-badge--person">Person</span> **can overrule it:** An extension&#39;s prompt'
+            in d1 or "**can overrule it:** An extension's prompt lets the person refuse the call (see [D2](D2.md" in d1)
+    index = pages["demo/map.md"]
+    assert 'data-group="D" data-overrule="person" markdown>' in index and badge in index
+    assert 'data-dm-overrule aria-pressed="false">Someone else can overrule <span class="dm-chip__count">1</span>' \
+        in index
+    glance = pages["demo/index.md"][pages["demo/index.md"].index("## At a glance"):]
+    assert badge in glance.split("\n| [D1]")[1].split("\n")[0]
+    census = pages["demo/census.md"]
+    assert "| Can overrule the default holder | Decisions | Share |\n|---|--:|--:|\n| Person | 1 | 33% |" in census
+    figure = pages["demo/index.md"][pages["demo/index.md"].index("<figure"):]
+    d1_node = figure[figure.index('href="D1.md"'):figure.index("</a>", figure.index('href="D1.md"'))]
+    assert "Decided by plain code; a person can overrule." in d1_node and 'class="dm-dot dm-dot--person"' in d1_node
+    assert "**Person can overrule it:** An extension's prompt" in pages["downloads/demo-decision-map.md"]
+
+
+class _ProbeResult:
+    """What generator.probe's ProbeResult carries, as far as the renderer reads it."""
+
+    def __init__(self, script: Path, **fields) -> None:
+        self.map, self.id, self.status, self.version, self.seconds, self.message = "demo", "D1", "holds", "1.0.0", 1.5, ""
+        self.result, self.script, self.claim = {"asked": False, "ran": True}, script, ""
+        self.__dict__.update(fields)
+
+
+def test_a_probe_shows_on_its_entry_page_when_it_was_run(demo) -> None:
+    script = demo.map_folder / "probes" / "D1.mjs"
+    script.parent.mkdir()
+    script.write_text('const ran = true;\nconsole.log(JSON.stringify({asked: false, ran}));\n')
+    replace_in(demo.map_folder / "D1.yaml", "cites:", "probe:\n  shows: A tool call runs with nobody asked.\n"
+               "  expect: {asked: false, ran: true}\ncites:")
+    without = render_folder(demo.decisions, demo.pages).pages["demo/D1.md"]
+    assert "{ #probe" not in without  # not run in this build: nothing is claimed
+    page = render_folder(demo.decisions, demo.pages, probes={"D1": _ProbeResult(script)}).pages["demo/D1.md"]
+    section = page[page.index("## Demonstrated by running demo 1.0.0 { #probe data-search-exclude }"):
+                   page.index("## Where in the code")]
+    assert "A tool call runs with nobody asked.\n{: .dm-fact }" in section
+    assert '<span class="dm-probe dm-probe--holds">Holds at demo 1.0.0</span>' in section
+    assert "the claim holds when the result has <code>asked: false, ran: true</code>" in section
+    assert "```js\nconst ran = true;\nconsole.log(JSON.stringify({asked: false, ran}));\n```" in section
+    assert '```json\n{\n  "asked": false,\n  "ran": true\n}\n```' in section
+    problem = render_folder(demo.decisions, demo.pages, probes={"D1": _ProbeResult(script, status="fails")})
+    assert '<span class="dm-probe dm-probe--fails">Does not hold at demo 1.0.0</span>' in problem.pages["demo/D1.md"]
+
+
+# --- prose, read by markdown-it-py with only the allowed constructs -----------------------------------
+
+
+def test_prose_keeps_every_escape_and_allows_nothing_else() -> None:
+    assert prose.site_inline('[a](https://e.org/"x)') == '<a href="https://e.org/&quot;x">a</a>'
+    assert prose.site_inline("<https://x.org> ![i](https://x.org/i.png) &amp; <b>b</b> ~~s~~") == (
+        "&lt;https://x.org&gt; &#33;<a href=\"https://x.org/i.png\">i</a> &amp;amp; &lt;b&gt;b&lt;/b&gt; &#126;&#126;s&#126;&#126;")
+    assert prose.site_inline("[x](javascript:alert(1)) [y](data:text/html,1) [z](HTTPS://E.ORG)") == (
+        "&#91;x&#93;(javascript:alert(1)) &#91;y&#93;(data:text/html,1) <a href=\"HTTPS://E.ORG\">z</a>")
+    assert prose.site_inline(r"\*not emphasis\* and \`not code\`") == "&#42;not emphasis&#42; and &#96;not code&#96;"
+    assert prose.words("A `code` *word* and [a link](https://e.org)") == "A code word and a link"
+
+
+def test_the_opening_of_an_answer_is_whole_sentences() -> None:
+    assert prose.first_sentences("No. pi has no step of its own for this at all. Then more.") == \
+        "No. pi has no step of its own for this at all."
+    assert prose.first_sentences("Yes, e.g. when `a.b. c` is set, the run goes on. Later.") == \
+        "Yes, e.g. when `a.b. c` is set, the run goes on."
+    long = "word " * 80
+    assert prose.first_sentences(long, at_most=60).endswith(" …") and len(prose.first_sentences(long, at_most=60)) <= 62

@@ -15,15 +15,6 @@ import pytest
 from conftest import run_cli
 from site_fixtures.demo_site import make_demo_site
 
-try:
-    import generator.build  # noqa: F401
-
-    BUILD_MISSING = None
-except ImportError as err:
-    BUILD_MISSING = f"generator.build cannot be imported ({err})"
-
-pytestmark = pytest.mark.skipif(BUILD_MISSING is not None, reason=BUILD_MISSING or "")
-
 DAY_ONE = "1767225600"  # 2026-01-01, as SOURCE_DATE_EPOCH
 DAY_TWO = "1767312000"  # 2026-01-02
 DATED = {"sitemap.xml", "sitemap.xml.gz"}

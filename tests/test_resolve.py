@@ -523,17 +523,18 @@ def test_verify_json_end_to_end(tmp_path) -> None:
 
     drift = run_cli("verify", "--decisions", project.decisions, "--target", "2", "--format", "json", "--quiet")
     assert drift.code == 1, drift.stderr
+    same = {"detail": ""}  # nothing moved to another file, no range was edited by hand
     assert drift.json() == {"target": "2", "citations": [
         {"map": "demo", "id": "D1", "file": "src/session.ts", "recorded": [15, 20], "resolved": [18, 23],
-         "status": "moved", "symbol": "Session.flush"},
+         "status": "moved", "symbol": "Session.flush", "resolved_file": "src/session.ts", **same},
         {"map": "demo", "id": "D2", "file": "src/settings.ts", "recorded": [5, 9], "resolved": [5, 9],
-         "status": "changed", "symbol": "loadSettings"},
+         "status": "changed", "symbol": "loadSettings", "resolved_file": "src/settings.ts", **same},
         {"map": "demo", "id": "D3", "file": "src/turn.ts", "recorded": [8, 11], "resolved": [8, 11],
-         "status": "ok", "symbol": "runTurn"},
+         "status": "ok", "symbol": "runTurn", "resolved_file": "src/turn.ts", **same},
         {"map": "demo", "id": "D4", "file": "src/errors.ts", "recorded": [3, 13], "resolved": None,
-         "status": "missing", "symbol": "isAbort, isTimeout, isOverflow"},
+         "status": "missing", "symbol": "isAbort, isTimeout, isOverflow", "resolved_file": "src/errors.ts", **same},
         {"map": "demo", "id": "D5", "file": "src/compact.ts", "recorded": [5, 9], "resolved": None,
-         "status": "ambiguous", "symbol": "shouldCompact"},
+         "status": "ambiguous", "symbol": "shouldCompact", "resolved_file": "src/compact.ts", **same},
     ]}
 
     bad = run_cli("verify", "--decisions", project.decisions, "--format", "yaml")

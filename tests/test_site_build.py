@@ -4,7 +4,9 @@ what a failure looks like, and that a failed build leaves the previous site as i
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +15,11 @@ import pytest
 
 from conftest import ROOT, run_cli
 from generator.plugin import DecisionMapPlugin
+from generator.load import load_maps
+from generator.page_check import find_leaks
 from generator.render import render_folder
-from site_fixtures.demo_site import make_demo_site, replace_in, tag_version
+from generator.search_index import shaped_docs
+from site_fixtures.demo_site import DEMO_SITE_URL, make_demo_site, replace_in, tag_version
 
 QUIET = {"NO_MKDOCS_2_WARNING": "1"}
 
@@ -68,16 +73,21 @@ def test_the_download_is_served_as_markdown_not_rendered(demo, tmp_path: Path) -
         or '<a download href="../downloads/demo-decision-map.md">Download as Markdown</a>' in summary
 
 
-def test_the_built_map_links_the_pinned_code_and_escapes_the_answer(demo, tmp_path: Path) -> None:
+def test_the_built_entry_page_links_the_pinned_code_and_escapes_the_answer(demo, tmp_path: Path) -> None:
     site = tmp_path / "site"
     assert mkdocs_build(demo.config, site).returncode == 0
-    html = (site / "demo" / "map" / "index.html").read_text()
+    html = (site / "demo" / "D1" / "index.html").read_text()
     assert 'href="https://github.com/example/demo/blob/v1.0.0/src/session.ts#L9-L14"' in html
-    assert '<h3 id="d1">' in html
+    assert '<h1 class="dm-question-title dm-question-title--code" id="d1">' in html
+    assert "<title>D1 Is a person asked before a tool_call runs? - Demo decision map</title>" in html
     assert "<script>window.__injected" not in html
     assert "&lt;script&gt;window.&#95;&#95;injected" in html
     assert "onerror=" not in html.replace("onerror&#61;", "")
     assert "decision-map.js" in html and "decision-map.css" in html
+    index = (site / "demo" / "map" / "index.html").read_text()
+    assert '<div class="dm-row" data-group="D" data-id="D1" data-who="code" id="d1">' in index \
+        or 'id="d1"' in index and 'id="D1"' in index  # the old anchors, in either case, still land here
+    assert 'href="../D1/"' in index
 
 
 def test_a_drifted_citation_fails_the_mkdocs_build_naming_it(demo, tmp_path: Path) -> None:
@@ -142,7 +152,7 @@ def test_render_writes_the_same_pages_for_another_engine(demo, tmp_path: Path) -
     out = tmp_path / "pages"
     run = run_cli("render", "--decisions", demo.decisions, "--pages", demo.pages, "--out", out, "--quiet")
     assert run.code == 0, run.stderr
-    assert run.stdout.strip() == f"wrote 9 files to {out}"
+    assert run.stdout.strip() == f"wrote 13 files to {out}"
     written = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*.md")}
     assert written == render_folder(demo.decisions, demo.pages).pages
 
@@ -172,13 +182,25 @@ def test_make_site_builds_the_real_map(tmp_path: Path) -> None:
     site = tmp_path / "site"
     run = run_cli("build", "--config", ROOT / "mkdocs.yml", "--site-dir", site, "--quiet", env=QUIET)
     assert run.code == 0, run.stderr
-    html = (site / "pi" / "map" / "index.html").read_text()
+    d1 = (site / "pi" / "D1" / "index.html").read_text()
     assert ('href="https://github.com/earendil-works/pi/blob/v1.6.0/packages/coding-agent/src/core/'
-            'agent-session.ts#L723-L746"') in html
+            'agent-session.ts#L723-L746"') in d1
     assert (site / "downloads" / "pi-decision-map.md").is_file()
+    [pi] = [m for m in load_maps(ROOT / "decisions") if m.name == "pi"]
+    for entry in pi.entries:  # every decision and problem has its page, at its ID as written
+        assert (site / "pi" / entry.id / "index.html").is_file(), entry.id
     edition = (site / "pi" / "editions" / "1.4.0-to-1.6.0" / "index.html").read_text()
     assert "What changed in how pi decides, 1.4.0 → 1.6.0" in edition
-    assert 'href="https://github.com/earendil-works/pi/blob/v1.4.0/packages/' in edition  # the old code
+    assert 'href="https://github.com/earendil-works/pi/blob/v1.4.0/packages/' in edition  # the old lines
     assert "Status re-check: a fix may have landed." in edition
     assert 'href="1.4.0-to-1.6.0/"' in (site / "pi" / "editions" / "index.html").read_text()
-    assert 'data-dm-changed' in html and 'data-edition="rewritten"' in html
+    index = (site / "pi" / "map" / "index.html").read_text()
+    assert 'data-dm-changed' in index and 'data-edition="rewritten"' in index
+    # the budgets of a light site (the DOM is counted in a browser, tests/test_browser.py)
+    assert len(index.encode()) <= 400_000
+    assert len(edition.encode()) <= 400_000
+    assert (site / "search" / "search_index.json").stat().st_size <= 400_000
+    # a fixed problem is shown as fixed, and the count of what goes wrong leaves it out
+    problems = (site / "pi" / "problems" / "index.html").read_text()
+    assert re.search(r'<span class="dm-status dm-status--fixed">Fixed in pi 1\.5\.1</span>', problems)
+    assert "bump" not in re.sub(r"<[^>]+>", "", edition + problems + index).lower()

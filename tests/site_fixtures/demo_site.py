@@ -18,10 +18,12 @@ from pathlib import Path
 
 import git
 import yaml
+from mkdocs.utils.yaml import yaml_load
 
 FIXTURES = Path(__file__).resolve().parent
 ROOT = FIXTURES.parent.parent
 URL_PLACEHOLDER = "file:///UPSTREAM"  # what the golden pages show for the temporary repository
+DEMO_SITE_URL = "http://127.0.0.1/demo-site/"  # published under a sub-path, as a project site often is
 
 MAP_YAML = """\
 title: How demo decides
@@ -82,7 +84,9 @@ def make_demo_site(root: Path) -> DemoSite:
     pages = root / "site_src"
     shutil.copytree(FIXTURES / "site_src", pages)
 
-    settings = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    with open(ROOT / "mkdocs.yml", encoding="utf-8") as config:
+        settings = yaml_load(config)  # MkDocs' own loader: it reads the `!ENV` of site_url
+    settings["site_url"] = DEMO_SITE_URL
     settings["docs_dir"] = "site_src"
     settings["site_dir"] = "site"
     settings["site_name"] = "Demo decision map"

@@ -1,0 +1,194 @@
+"""`make mutation`: mutation testing of the core with mutmut, and a score per module.
+
+mutmut (configured in pyproject.toml, [tool.mutmut]) changes one small thing at a time in a core
+module (a `<` for a `<=`, a string, a dropped argument) and runs the tests that reach the
+changed function; a mutant the tests do not notice *survived*. Each survivor is either a gap in
+the tests a user could notice, or equivalent (no observable difference): those are explained
+in bench/mutation-equivalents.md, one line each, and count as such in the table.
+
+The run happens in a copy of the project (default test-artifacts/mutation/work), so the tree is
+never touched and edits made meanwhile do not mix into it. The report (a Markdown table, then
+every unexplained survivor with its diff) goes to test-artifacts/mutation/report.md.
+
+    .venv/bin/python bench/mutation.py                          # every core module
+    .venv/bin/python bench/mutation.py generator/rewrite.py     # some of them
+    .venv/bin/python bench/mutation.py --report-only            # the table of the last run
+
+Exit 1 when a module scores below --min-score (default 90) counting explained equivalents as
+killed, 2 when mutmut itself fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts" / "mutation"
+EQUIVALENTS = ROOT / "bench" / "mutation-equivalents.md"
+# The core and, for the command line, the functions that decide verdicts and print them (its
+# argument parsing is covered by the usage tests, not worth a mutant each).
+CORE = {
+    "generator/resolve.py": ["*"], "generator/verify.py": ["*"], "generator/rewrite.py": ["*"],
+    "generator/bump.py": ["*"], "generator/prose.py": ["*"], "generator/load.py": ["*"],
+    "generator/schema.py": ["*"],
+    "generator/cli.py": ["main", "_verify", "_print_github", "_print_table", "_fix", "_bump", "_accept",
+                         "_render", "_source"],
+}
+COPIED = ["generator", "tests", "pyproject.toml", "decisions", "schema", "site_src", "mkdocs.yml", ".github", ".ci",
+          ".pre-commit-config.yaml", "Makefile", "README.md", "CONTRIBUTING.md", "requirements.lock"]
+# mutmut's exit codes of a mutant's test run (mutmut.stats.status_by_exit_code)
+STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped", 36: "timeout",
+          24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout", 37: "killed", None: "not checked"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", metavar="MODULE", help="core modules to mutate (default: all)")
+    parser.add_argument("--work", type=Path, default=ARTIFACTS / "work", help="the copy mutmut runs in")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutants tested at once")
+    parser.add_argument("--min-score", type=float, default=90.0, help="lowest score a module may have (percent)")
+    parser.add_argument("--report-only", action="store_true", help="report the last run in --work again")
+    args = parser.parse_args(argv)
+    modules = args.modules or list(CORE)
+    unknown = [m for m in modules if m not in CORE]
+    if unknown:
+        parser.error(f"not a core module: {', '.join(unknown)} (core: {', '.join(CORE)})")
+
+    seconds = None
+    if not args.report_only:
+        copy_project(args.work)
+        started = time.monotonic()
+        names = [f"{dotted(m)}.{pattern_of(f)}" for m in modules for f in CORE[m]]
+        done = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs), *names],
+                              cwd=args.work, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        seconds = time.monotonic() - started
+        if done.returncode != 0:
+            print(f"mutmut run failed (exit {done.returncode}); see its output above", file=sys.stderr)
+            return 2
+    rows, survivors = results(args.work, modules)
+    if not rows:
+        print(f"no mutation results under {args.work}; run without --report-only first", file=sys.stderr)
+        return 2
+    explained = read_equivalents()
+    report = render_report(rows, survivors, explained, seconds, args)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "report.md").write_text(report + "\n" + survivor_diffs(args.work, survivors, explained))
+    print(report)
+    print(f"report: {(ARTIFACTS / 'report.md').relative_to(ROOT)}")
+    low = [r["module"] for r in rows if r["score"] < args.min_score]
+    if low:
+        print(f"below {args.min_score:.0f}%: {', '.join(low)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def dotted(module: str) -> str:
+    return module.removesuffix(".py").replace("/", ".")
+
+
+def pattern_of(function: str) -> str:
+    """A mutmut name glob for a function's mutants (mutmut names them x_<function>__mutmut_<n>;
+    methods: x<Class>ǁ<method>__mutmut_<n>)."""
+    return "*" if function == "*" else f"x_{function}__mutmut_*"
+
+
+def copy_project(work: Path) -> None:
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc")
+    for name in COPIED:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, work / name, ignore=ignore, symlinks=True)
+        elif source.is_file():
+            shutil.copy2(source, work / name)
+
+
+def results(work: Path, modules: list[str]) -> tuple[list[dict], dict[str, list[str]]]:
+    """Per module: counts of each status and the score; and the surviving mutants' names."""
+    rows, survivors = [], {}
+    for module in modules:
+        meta = work / "mutants" / f"{module}.meta"
+        if not meta.is_file():
+            continue
+        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        wanted = [re.compile(fnmatch_to_regex(f"{dotted(module)}.{pattern_of(f)}")) for f in CORE[module]]
+        codes = {name: code for name, code in codes.items() if any(w.fullmatch(name) for w in wanted)}
+        counts: dict[str, int] = {}
+        for name, code in codes.items():
+            status = STATUS.get(code, "suspicious")
+            counts[status] = counts.get(status, 0) + 1
+        checked = sum(n for s, n in counts.items() if s != "not checked")
+        if not checked:
+            continue
+        survivors[module] = sorted((n for n, c in codes.items() if STATUS.get(c) in ("survived", "no tests")),
+                                   key=natural)
+        rows.append({"module": module, "mutants": checked, "killed": counts.get("killed", 0),
+                     "timeout": counts.get("timeout", 0), "survived": counts.get("survived", 0),
+                     "no tests": counts.get("no tests", 0), "other": checked - sum(
+                         counts.get(s, 0) for s in ("killed", "timeout", "survived", "no tests"))})
+    return rows, survivors
+
+
+def fnmatch_to_regex(pattern: str) -> str:
+    return ".*".join(re.escape(part) for part in pattern.split("*"))
+
+
+def natural(name: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
+
+
+def read_equivalents() -> dict[str, str]:
+    """Mutant name -> why it is equivalent, from the lines "- `NAME`: why" of the equivalents file."""
+    if not EQUIVALENTS.is_file():
+        return {}
+    found = re.findall(r"^- `([^`]+)`: (.+)$", EQUIVALENTS.read_text(encoding="utf-8"), re.MULTILINE)
+    return dict(found)
+
+
+def render_report(rows, survivors, explained, seconds, args) -> str:
+    lines = ["| module | mutants | killed | survived | explained equivalent | score | score with equivalents |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        detected = row["killed"] + row["timeout"]  # a mutant that hangs the tests is noticed too
+        left = survivors.get(row["module"], [])
+        equivalent = sum(1 for name in left if name in explained)
+        raw = 100 * detected / row["mutants"]
+        row["score"] = 100 * (detected + equivalent) / row["mutants"]
+        lines.append(f"| {row['module']} | {row['mutants']} | {detected} | {len(left)} | {equivalent} | "
+                     f"{raw:.1f}% | {row['score']:.1f}% |")
+    when = f"{seconds / 60:.1f} min" if seconds is not None else "(time: see the run that made these results)"
+    lines += ["", f"mutmut {mutmut_version()}, {args.jobs} mutants at a time, {when}. Killed includes timeouts; "
+              "survived includes mutants no selected test reaches."]
+    return "\n".join(lines)
+
+
+def survivor_diffs(work: Path, survivors: dict[str, list[str]], explained: dict[str, str]) -> str:
+    out = ["", "## Survivors not explained in bench/mutation-equivalents.md", ""]
+    for module, names in survivors.items():
+        for name in names:
+            if name in explained:
+                continue
+            shown = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=work, capture_output=True,
+                                   text=True)
+            out += [f"### {name}", "", "```diff", shown.stdout.strip(), "```", ""]
+    return "\n".join(out)
+
+
+def mutmut_version() -> str:
+    from importlib.metadata import version
+
+    return version("mutmut")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

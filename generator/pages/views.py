@@ -1,0 +1,504 @@
+"""What the pages of one map show, computed once from the loaded, verified map.
+
+Everything a reader is told that is derived rather than written (a version, a count, whether a
+problem is fixed at the pin, what a review covered) is computed here from the data, so a page can
+never say something the data does not: the pinned version comes from ``map.yaml``, a problem
+fixed in an earlier release is counted as fixed, and a review older than the pin says what
+happened to the entry's code since.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .. import prose
+from ..model import Citation, DecisionMap, Edition, Entry, Group, Overlay, OverlayChange, Review
+from ..verify import Resolution, Trees, excerpt
+from .editions import EditionView, VerdictView, edition_views, language
+
+WHO = ("code", "model", "person")
+WHO_SHORT = {"code": "Plain code", "model": "AI model", "person": "Person", "none": "Nobody"}
+WHO_PHRASE = {"code": "plain code", "model": "an AI model", "person": "a person", "none": "nobody"}
+WHO_ABOUT = {
+    "code": "a rule written into the program: the same situation always gets the same answer.",
+    "model": "the language model judges, as part of its reply; it may judge differently next time.",
+    "person": "you are asked, or you settle it yourself with a setting, a flag or a command.",
+}
+DOWNLOADS = "downloads"  # pages under this folder are files to download, not pages to render
+OPEN_CODE_LINES = 40  # a cited range up to this long shows open on its entry's page
+_SEVERITY = ("unchanged", "moved", "changed", "rewritten")  # what happened to an entry, mildest first
+_FIXED = re.compile(r"\bfixed in (?:pi |release |version )?v?(\d+(?:\.\d+)+)", re.IGNORECASE)
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """A release as numbers, for ordering ("1.10.0" after "1.9.2")."""
+    return tuple(int(part) for part in re.findall(r"\d+", version))
+
+
+# --- what the templates see ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CitedCode:
+    """One citation with the code it cites, sliced from the pinned source (1-based, inclusive)."""
+
+    citation: Citation
+    permalink: str
+    symbol: str  # the enclosing declaration, "" at the top level of the file
+    language: str
+    start: int
+    end: int
+    code: str  # the cited lines, common indentation removed
+
+    @property
+    def label(self) -> str:
+        return self.citation.label
+
+    @property
+    def line_count(self) -> int:
+        return self.end - self.start + 1
+
+    @property
+    def opens(self) -> bool:
+        """Short enough to show open on the entry's page (longer ones open with a click)."""
+        return self.line_count <= OPEN_CODE_LINES
+
+
+@dataclass(frozen=True)
+class ExtensionLink:
+    """An extension's change that touches a decision, as seen from that decision's page."""
+
+    overlay: Overlay
+    change: OverlayChange
+    anchor: str  # the change's anchor on the extension's page
+    direct: bool  # True: it changes this decision; False: it adds a related one
+
+
+@dataclass(frozen=True)
+class ReviewView:
+    """An entry's second reading, and what happened to its cited code since."""
+
+    review: Review
+    pin: str
+    since: tuple[tuple[Edition, str], ...]  # each later move of the map, with this entry's verdict in it
+
+    @property
+    def current(self) -> bool:
+        """Read against the pinned release itself."""
+        return self.review.version == self.pin
+
+    @property
+    def worst(self) -> str | None:
+        """The most a later move did to the entry: rewritten, changed, moved or unchanged."""
+        found = [verdict for _, verdict in self.since if verdict in _SEVERITY]
+        return max(found, key=_SEVERITY.index) if found else None
+
+
+@dataclass(frozen=True)
+class ProbeView:
+    """What running pi showed for an entry: the claim, the script and its JSON result."""
+
+    shows: str
+    expect: tuple[tuple[str, Any], ...]
+    status: str  # "holds" | "fails" | "error"
+    version: str
+    script: str  # the script's source
+    script_name: str
+    result: str  # the JSON result, indented
+    seconds: float | None
+    message: str
+
+    @property
+    def expect_json(self) -> str:
+        return ", ".join(f"{name}: {json.dumps(value)}" for name, value in self.expect)
+
+
+@dataclass(frozen=True)
+class Card:
+    """A decision or a problem, ready to render."""
+
+    entry: Entry
+    anchor: str
+    cites: tuple[CitedCode, ...]
+    extensions: tuple[ExtensionLink, ...]
+    mark: str | None = None  # "changed" or "rewritten" in the latest edition, else None
+    history: tuple[tuple[EditionView, VerdictView], ...] = ()  # newest first
+    review: ReviewView | None = None
+    probe: ProbeView | None = None
+    fixed_in: str | None = None  # a problem: the release that fixed it, when one did
+    pin: str = ""
+
+    @property
+    def id(self) -> str:
+        return self.entry.id
+
+    @property
+    def page(self) -> str:
+        """The entry's own page, relative to the map's folder (the ID as written)."""
+        return f"{self.entry.id}.md"
+
+    @property
+    def headline(self) -> str:
+        return self.entry.headline
+
+    @property
+    def search_boost(self) -> str:
+        """Search weighs the page a hair more for a shorter ID: a search for "D1" also matches
+        "D10", and then lists D1 first (see generator/search_index.py)."""
+        return f"{1 + 0.05 / len(self.entry.id):.4f}"
+
+    @property
+    def short(self) -> str:
+        """The opening of the answer (or a problem's description), as prose."""
+        return prose.first_sentences(self.entry.answer or self.entry.description or "", at_most=170)
+
+    @property
+    def overrides(self) -> tuple:
+        return tuple(getattr(self.entry, "overrides", ()) or ())
+
+    @property
+    def fixed(self) -> bool:
+        """A problem fixed at or before the pinned release: no longer a problem of the pin."""
+        return self.fixed_in is not None and version_key(self.fixed_in) <= version_key(self.pin)
+
+    @property
+    def changing(self) -> tuple[ExtensionLink, ...]:
+        return tuple(link for link in self.extensions if link.direct)
+
+    @property
+    def touching(self) -> tuple[ExtensionLink, ...]:
+        return tuple(link for link in self.extensions if not link.direct)
+
+
+@dataclass(frozen=True)
+class GroupView:
+    id: str
+    title: str
+    about: str | None
+    cards: tuple[Card, ...]
+
+    @property
+    def anchor(self) -> str:
+        return f"group-{self.id.lower()}"
+
+    @property
+    def stage(self) -> str:
+        """The group's title cut to a stage name for the diagram ("Ending a run")."""
+        return prose.words(re.split(r",|;|:", self.title, maxsplit=1)[0]).strip() or self.id
+
+    def count(self, who: str) -> int:
+        return sum(card.entry.decided_by == who for card in self.cards)
+
+
+@dataclass(frozen=True)
+class SectionView:
+    title: str
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True)
+class ChangeView:
+    """One change of an overlay, with its anchor on the extension's page."""
+
+    change: OverlayChange
+    anchor: str
+    decision: Card | None  # the decision it changes, when it changes one
+
+
+@dataclass(frozen=True)
+class OverlayView:
+    overlay: Overlay
+    changes: tuple[ChangeView, ...]
+
+    @property
+    def name(self) -> str:
+        return self.overlay.extension
+
+    @property
+    def page(self) -> str:
+        return f"extensions/{self.overlay.extension}.md"
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    who: str
+    count: int
+    percent: int  # of the total, rounded to a whole number
+
+
+@dataclass(frozen=True)
+class Census:
+    decisions: int
+    problems: int
+    open_problems: int
+    citations: int
+    files: tuple[tuple[str, int, int], ...]  # (file, citations, entries citing it), most cited first
+    who: tuple[Bar, ...]
+    overruled: tuple[Bar, ...]  # decisions another holder can overrule, by that holder
+    groups: tuple[GroupView, ...]
+    reviewed: int  # entries with a recorded independent reading
+    reviewed_at_pin: int  # of those, read against the pinned release itself
+    last_reviewed: str | None
+    last_upstream_check: str | None
+    probed: int = 0  # entries whose claim a probe demonstrated in this build
+
+
+@dataclass(frozen=True)
+class MapView:
+    """Everything the templates of one map need, computed once."""
+
+    map: DecisionMap
+    cards: dict[str, Card]
+    groups: tuple[GroupView, ...]
+    sections: tuple[SectionView, ...]
+    problems: tuple[Card, ...]
+    overlays: tuple[OverlayView, ...]
+    census: Census
+    editions: tuple[EditionView, ...] = ()  # newest first
+    order: tuple[str, ...] = field(default=())  # every entry, in the order of the map's pages
+
+    @property
+    def name(self) -> str:
+        return self.map.name
+
+    @property
+    def version(self) -> str:
+        return self.map.version
+
+    @property
+    def latest(self) -> EditionView | None:
+        return self.editions[0] if self.editions else None
+
+    @property
+    def open_problems(self) -> tuple[Card, ...]:
+        return tuple(c for c in self.problems if not c.fixed)
+
+    @property
+    def fixed_problems(self) -> tuple[Card, ...]:
+        return tuple(c for c in self.problems if c.fixed)
+
+    @property
+    def title_in_sentence(self) -> str:
+        """The map's title to follow other words ("What changed in how pi decides")."""
+        title = self.map.title
+        if len(title) > 1 and title[0].isupper() and title[1].islower():
+            return title[0].lower() + title[1:]
+        return title
+
+    @property
+    def download(self) -> str:
+        return f"{DOWNLOADS}/{self.map.name}-decision-map.md"
+
+    @property
+    def decision_count(self) -> int:
+        return sum(len(g.cards) for g in self.groups)
+
+    @property
+    def marked_decision_count(self) -> int:
+        """Decisions whose code changed or whose text was re-written in the latest edition."""
+        return sum(card.mark is not None for g in self.groups for card in g.cards)
+
+    @property
+    def overruled_decision_count(self) -> int:
+        """Decisions that another holder than the default one can overrule."""
+        return sum(bool(card.overrides) for g in self.groups for card in g.cards)
+
+    @property
+    def last_check(self) -> str | None:
+        """The map's own check date, else the newest date recorded on its entries."""
+        dates = [d for d in (self.map.checked, self.census.last_reviewed, self.census.last_upstream_check) if d]
+        return max(dates) if dates else None
+
+    @property
+    def git_ref(self) -> str | None:
+        """The git ref of the pin, with the version filled in (None for an npm source)."""
+        git = self.map.source.git
+        return git.ref.replace("{version}", self.map.version) if git else None
+
+    def href(self, entry_id: str) -> str:
+        """Where an entry's page is, relative to the map's folder."""
+        return f"{entry_id}.md"
+
+    def link(self, entry_id: str, base: str = "") -> tuple[str, str] | None:
+        """An entry ID in prose as a link: its page from ``base`` and its headline (None: no such entry)."""
+        card = self.cards.get(entry_id)
+        return (base + self.href(entry_id), prose.words(card.headline)) if card else None
+
+    def neighbours(self, card: Card) -> tuple[Card | None, Card | None]:
+        """The entries before and after this one, in the order of the map's pages."""
+        at = self.order.index(card.id)
+        before = self.cards[self.order[at - 1]] if at > 0 else None
+        after = self.cards[self.order[at + 1]] if at + 1 < len(self.order) else None
+        return before, after
+
+    def group_of(self, card: Card) -> GroupView | None:
+        return next((g for g in self.groups if g.id == card.entry.group), None) if card.entry.kind == "decision" \
+            else None
+
+    def issue_url(self, number: int) -> str:
+        return f"{self.map.repo.rstrip('/')}/issues/{number}"
+
+
+# --- building the views -------------------------------------------------------------------------
+
+
+def map_view(decision_map: DecisionMap, trees: Trees, resolutions: list[Resolution],
+             probes: Mapping[str, Any] | None = None) -> MapView:
+    """The views of one map; ``probes`` maps entry IDs to the results of their probes, when run."""
+    symbols = {(r.entry.id, r.citation): r.symbol for r in resolutions}
+    links = _extension_links(decision_map)
+    editions = edition_views(decision_map, trees)
+    marks = {v.id: v.verdict.verdict for v in editions[0].entries
+             if v.verdict.verdict in ("changed", "rewritten")} if editions else {}
+    probes = probes or {}
+    cards = {}
+    for entry in decision_map.entries:
+        cites = tuple(_cited_code(decision_map, trees, cite, symbols.get((entry.id, cite), ""))
+                      for cite in entry.cites)
+        history = tuple((e, v) for e in editions for v in [e.entry(entry.id)] if v is not None)
+        cards[entry.id] = Card(entry, entry.id.lower(), cites, tuple(links.get(entry.id, ())), marks.get(entry.id),
+                               history, _review(decision_map, entry, editions), _probe(entry, probes.get(entry.id)),
+                               fixed_in(entry), decision_map.version)
+    decisions = [cards[e.id] for e in decision_map.decisions]
+    groups = _group_views(decision_map.groups, decisions)
+    sections = tuple(SectionView(s.title, tuple(cards[i] for i in s.ids if i in cards))
+                     for s in decision_map.sections)
+    problems = tuple(cards[e.id] for e in decision_map.problems)
+    overlays = tuple(OverlayView(o, tuple(ChangeView(c, anchor, cards.get(c.decision) if c.decision else None)
+                                          for c, anchor in zip(o.changes, change_anchors(o))))
+                     for o in sorted(decision_map.overlays, key=lambda o: o.extension))
+    order = tuple(c.id for g in groups for c in g.cards) + tuple(c.id for c in problems)
+    return MapView(decision_map, cards, groups, sections, problems, overlays,
+                   _census(decision_map, decisions, groups, problems, cards), editions, order)
+
+
+def fixed_in(entry: Entry) -> str | None:
+    """The release that fixed a problem: a structured field when the data has one, else the
+    release named by its upstream status ("Fixed in 1.5.1 by …")."""
+    if entry.kind != "problem":
+        return None
+    upstream = entry.upstream
+    structured = getattr(entry, "fixed_in", None) or getattr(upstream, "fixed_in", None)
+    if structured:
+        return str(structured)
+    found = _FIXED.search(upstream.status) if upstream else None
+    return found.group(1) if found else None
+
+
+def _review(decision_map: DecisionMap, entry: Entry, editions: tuple[EditionView, ...]) -> ReviewView | None:
+    review = entry.reviewed
+    if review is None:
+        return None
+    since = []
+    for view in reversed(editions):  # oldest first
+        if version_key(view.edition.from_version) < version_key(review.version):
+            continue  # a move the reading already saw the result of
+        verdict = view.entry(entry.id)
+        if verdict is not None:
+            since.append((view.edition, verdict.verdict.verdict))
+    return ReviewView(review, decision_map.version, tuple(since))
+
+
+def _probe(entry: Entry, result: Any) -> ProbeView | None:
+    """The probe's view, only when it was run in this build (a result is given)."""
+    probe = getattr(entry, "probe", None)
+    if probe is None or result is None:
+        return None
+    script_path = Path(getattr(result, "script", "") or probe.script)
+    try:
+        script = script_path.read_text(encoding="utf-8")
+    except OSError:
+        script = ""
+    outcome = getattr(result, "result", None)
+    return ProbeView(probe.shows, tuple(probe.expect), str(getattr(result, "status", "error")),
+                     str(getattr(result, "version", "")), script.rstrip("\n"), script_path.name,
+                     json.dumps(outcome, indent=2, ensure_ascii=False) if outcome is not None else "",
+                     getattr(result, "seconds", None), str(getattr(result, "message", "") or ""))
+
+
+def _cited_code(decision_map: DecisionMap, trees: Trees, cite: Citation, symbol: str) -> CitedCode:
+    # verification passed, so the recorded range holds the same code at the pin
+    lines = [line.rstrip("\r") for line in excerpt(trees, decision_map.version, cite.file, cite.start, cite.end)]
+    code = textwrap.dedent("\n".join(line.expandtabs(4) for line in lines))
+    return CitedCode(cite, decision_map.permalink(cite), symbol, language(cite.file), cite.start, cite.end, code)
+
+
+def change_anchors(overlay: Overlay) -> list[str]:
+    """The anchors of an overlay's changes on the extension's page: the decision's ID, lower case."""
+    anchors, seen, added = [], Counter(), 0
+    for change in overlay.changes:
+        if change.decision:
+            base = change.decision.lower()
+        else:
+            added += 1
+            base = f"added-{added}"
+        seen[base] += 1
+        anchors.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
+    return anchors
+
+
+def _extension_links(decision_map: DecisionMap) -> dict[str, list[ExtensionLink]]:
+    links: dict[str, list[ExtensionLink]] = {}
+    for overlay in sorted(decision_map.overlays, key=lambda o: o.extension):
+        for change, anchor in zip(overlay.changes, change_anchors(overlay)):
+            if change.decision:
+                links.setdefault(change.decision, []).append(ExtensionLink(overlay, change, anchor, True))
+            for related in change.related:
+                links.setdefault(related, []).append(ExtensionLink(overlay, change, anchor, False))
+    return links
+
+
+def _group_views(groups: tuple[Group, ...], decisions: list[Card]) -> tuple[GroupView, ...]:
+    by_letter: dict[str, list[Card]] = {}
+    for card in decisions:
+        by_letter.setdefault(card.entry.group, []).append(card)
+    known = {g.id: g for g in groups}
+    order = [g.id for g in groups] + sorted(set(by_letter) - set(known))
+    return tuple(GroupView(letter, known[letter].title if letter in known else f"Group {letter}",
+                           known[letter].about if letter in known else None, tuple(by_letter[letter]))
+                 for letter in order if by_letter.get(letter))
+
+
+def _census(decision_map: DecisionMap, decisions: list[Card], groups: tuple[GroupView, ...],
+            problems: tuple[Card, ...], cards: dict[str, Card]) -> Census:
+    total = len(decisions)
+    who = tuple(Bar(WHO_SHORT[w], w, n, percent(n, total))
+                for w in WHO for n in [sum(c.entry.decided_by == w for c in decisions)])
+    overruled = tuple(Bar(WHO_SHORT[w], w, n, percent(n, total))
+                      for w in WHO for n in [sum(any(o.by == w for o in c.overrides) for c in decisions)] if n)
+    citations = Counter()
+    citing: dict[str, set[str]] = {}
+    for entry in decision_map.entries:
+        for cite in entry.cites:
+            citations[cite.file] += 1
+            citing.setdefault(cite.file, set()).add(entry.id)
+    files = tuple(sorted(((f, n, len(citing[f])) for f, n in citations.items()), key=lambda row: (-row[1], row[0])))
+    reviews = [e.reviewed for e in decision_map.entries if e.reviewed]
+    upstream = [d for e in decision_map.entries
+                for d in ([e.upstream.checked] if e.upstream else []) + [f.checked for f in e.failures if f.checked]]
+    return Census(total, len(problems), sum(not c.fixed for c in problems), sum(citations.values()), files, who,
+                  overruled, groups, len(reviews), sum(r.version == decision_map.version for r in reviews),
+                  max(r.date for r in reviews) if reviews else None, max(upstream) if upstream else None,
+                  sum(c.probe is not None for c in cards.values()))
+
+
+def percent(part: int, whole: int) -> int:
+    return round(100 * part / whole) if whole else 0
+
+
+def gallery_view(decision_map: DecisionMap, view: MapView | None = None) -> dict:
+    """What the home page shows of a map."""
+    decisions = decision_map.decisions
+    total = len(decisions)
+    return {"map": decision_map, "view": view, "decisions": total, "problems": len(decision_map.problems),
+            "citations": sum(len(e.cites) for e in decision_map.entries),
+            "who": [Bar(WHO_SHORT[w], w, n, percent(n, total))
+                    for w in WHO for n in [sum(e.decided_by == w for e in decisions)]],
+            "overlays": sorted(decision_map.overlays, key=lambda o: o.extension)}

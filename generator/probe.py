@@ -1,0 +1,237 @@
+"""Probes: executable evidence. Each probed entry's script runs pi's own code at a version, in a
+sandbox (:mod:`generator.probe_sandbox`), and prints a JSON object; the probe *holds* when every
+key of the entry's ``expect`` has that value in the result, *fails* when one does not, and is an
+*error* when the script gives no result (it crashed, hung, printed no JSON, tried the network…).
+
+Results are remembered in the cache by (script, version, install, harness, PROBE_* settings), so
+a second run at the same version runs nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import InputError, Problem, UsageError, display_path
+from .fetch import cache_root
+from .model import DecisionMap, EditionProbe, Entry
+from .probe_install import Node, PiInstall, find_node, install_pi
+from .probe_sandbox import PRELOAD, Limits, SandboxRun, error_line, explain, isolation, run_sandboxed
+
+STATUSES = ("holds", "fails", "error")
+_HARNESS_FILES = (Path(__file__), Path(__file__).with_name("probe_sandbox.py"), PRELOAD)
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """One probe run. ``seconds`` is the run's own time (a cached result keeps the time it took)."""
+
+    map: str
+    id: str
+    status: str  # "holds" | "fails" | "error"
+    claim: str  # the entry's `probe.shows`
+    result: dict
+    seconds: float
+    version: str
+    script: Path
+    reason: str | None = None  # why it fails or could not run
+    cached: bool = False
+    line: int = 0  # the line of the script an error points at (0: the script as a whole)
+    expect: tuple = field(default=())
+
+    @property
+    def message(self) -> str | None:
+        """``script[:line]: why``, or None when the probe holds."""
+        if self.reason is None:
+            return None
+        where = display_path(self.script) + (f":{self.line}" if self.line else "")
+        return f"{where}: {self.reason}"
+
+    def as_json(self) -> dict:
+        row = {"map": self.map, "id": self.id, "status": self.status, "claim": self.claim,
+               "result": self.result, "seconds": round(self.seconds, 3)}
+        if self.message:
+            row["message"] = self.message
+        return row
+
+
+class ProbeFailure(InputError):
+    """Probes that do not hold at the pinned version: the site is not built from a claim a run of
+    pi contradicts (like a drifted citation)."""
+
+
+def probed_entries(decision_map: DecisionMap, ids: list[str] | None = None) -> list[Entry]:
+    """The map's entries that carry a probe (only ``ids`` when given, in the map's order)."""
+    probed = [e for e in decision_map.entries if e.probe is not None]
+    return probed if ids is None else [e for e in probed if e.id in set(ids)]
+
+
+def run_probes(decision_map: DecisionMap, target: str | None = None, ids: list[str] | None = None, *,
+               quiet: bool = True, use_cache: bool | None = None, limits: Limits | None = None) -> list[ProbeResult]:
+    """Run the map's probes (or those of ``ids``) with pi at ``target`` (default: the pin).
+
+    Raises :class:`FetchError` (its subclass ``NodeMissing`` when no Node can be found) when pi
+    cannot be installed; a probe that cannot run is a result with status "error", not an exception.
+    """
+    entries = probed_entries(decision_map, ids)
+    if not entries:
+        return []
+    version = target or decision_map.version
+    node = find_node()
+    install = install_pi(decision_map, version, node, quiet=quiet)
+    limits = limits or Limits.from_environment()
+    if use_cache is None:
+        use_cache = os.environ.get("DECISION_MAP_PROBE_CACHE", "on") != "off"
+    passed = {k: v for k, v in sorted(os.environ.items()) if k.startswith("PROBE_")}
+    harness = _harness_digest(node)
+    # two at a time: a probe is mostly one Node process on one core
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        jobs = [pool.submit(_run_one, decision_map, e, version, node, install, limits, passed, harness, use_cache)
+                for e in entries]
+        return [job.result() for job in jobs]
+
+
+def _run_one(decision_map: DecisionMap, entry: Entry, version: str, node: Node, install: PiInstall, limits: Limits,
+             passed: dict[str, str], harness: str, use_cache: bool) -> ProbeResult:
+    probe = entry.probe
+    assert probe is not None
+    script = probe.script
+    shown = display_path(script)
+    base = dict(map=decision_map.name, id=entry.id, claim=probe.shows, version=version, script=script,
+                expect=probe.expect)
+    try:
+        code = script.read_bytes()
+    except OSError as err:
+        return ProbeResult(status="error", result={}, seconds=0.0, reason=f"cannot read the probe: {err.strerror}; "
+                           "write it (see CONTRIBUTING.md)", **base)
+    key = hashlib.sha256(json.dumps([code.hex(), version, install.digest, harness, passed]).encode()).hexdigest()[:24]
+    remembered = _recall(key) if use_cache else None
+    if remembered is not None:
+        return _judged(remembered["result"], remembered["seconds"], base, cached=True)
+    run = run_sandboxed(script, node, install, limits, shown, passed)
+    result, why = _result_of(run, limits)
+    if result is None:
+        return ProbeResult(status="error", result={}, seconds=run.seconds, line=error_line(run, shown),
+                           reason=f"the probe {why} (run with pi {version})", **base)
+    if use_cache:
+        _remember(key, {"result": result, "seconds": run.seconds})
+    return _judged(result, run.seconds, base)
+
+
+def _result_of(run: SandboxRun, limits: Limits) -> tuple[dict | None, str]:
+    why = explain(run, limits)
+    if why:
+        return None, why
+    lines = [ln for ln in run.stdout.splitlines() if ln.strip()]
+    if not lines:
+        return None, "printed nothing; print one JSON object (the result) as the last line of its output"
+    try:
+        result = json.loads(lines[-1])
+    except ValueError:
+        return None, (f"did not end with a JSON object (its last line is {lines[-1].strip()[:60]!r}); print the "
+                      "result with console.log(JSON.stringify(result)) last")
+    if not isinstance(result, dict):
+        return None, "printed JSON that is not an object as its last line; print an object such as {\"ran\": true}"
+    return result, ""
+
+
+def _judged(result: dict, seconds: float, base: dict, cached: bool = False) -> ProbeResult:
+    wrong = [(k, v) for k, v in base["expect"] if k not in result or not same_value(v, result[k])]
+    if not wrong:
+        return ProbeResult(status="holds", result=result, seconds=seconds, cached=cached, **base)
+    detail = "; ".join(f"{k}: expected {json.dumps(v)}, got " + (json.dumps(result[k]) if k in result else "nothing")
+                       for k, v in wrong)
+    return ProbeResult(status="fails", result=result, seconds=seconds, cached=cached,
+                       reason=f"does not hold with pi {base['version']}: {detail}", **base)
+
+
+def same_value(expected, actual) -> bool:
+    """JSON equality: true is not 1, 1 is 1.0, and a string is never a number."""
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(expected) is type(actual) and expected == actual
+    if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
+        return expected == actual
+    return type(expected) is type(actual) and expected == actual
+
+
+def _harness_digest(node: Node) -> str:
+    digest = hashlib.sha256(node.version.encode())
+    for path in _HARNESS_FILES:
+        digest.update(path.read_bytes())
+    digest.update(isolation().encode())
+    return digest.hexdigest()[:16]
+
+
+def _recall(key: str) -> dict | None:
+    try:
+        remembered = json.loads((cache_root() / "probes" / f"{key}.json").read_text())
+        return remembered if isinstance(remembered.get("result"), dict) else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _remember(key: str, value: dict) -> None:
+    """Best effort: a cache that cannot be written only costs a re-run."""
+    folder = cache_root() / "probes"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
+        with os.fdopen(handle, "w") as out:
+            json.dump(value, out)
+        os.replace(temporary, folder / f"{key}.json")
+    except OSError as err:
+        print(f"note: could not remember a probe result in {folder}: {err.strerror}", file=sys.stderr)
+
+
+def require_holding(results: list[ProbeResult]) -> None:
+    """Raise :class:`ProbeFailure` naming each probe that does not hold (for the site build)."""
+    problems = [Problem(r.script, r.line, r.reason or r.status) for r in results if r.status != "holds"]
+    if problems:
+        raise ProbeFailure(problems)
+
+
+def check_ids(maps: list[DecisionMap], ids: list[str]) -> None:
+    """Every ID asked for is an entry with a probe; else a usage error saying which are not."""
+    probed = {e.id for m in maps for e in m.entries if e.probe is not None}
+    known = {e.id for m in maps for e in m.entries}
+    unknown = [i for i in ids if i not in probed]
+    if unknown:
+        first = unknown[0]
+        why = "has no probe: add `probe:` to it (see CONTRIBUTING.md)" if first in known else "is no entry's ID"
+        raise UsageError(f"{first} {why}; probed entries: {', '.join(sorted(probed)) or 'none'}")
+
+
+def site_probes(maps: list[DecisionMap], *, quiet: bool = True) -> dict[str, ProbeResult]:
+    """For the site build: each map's probe results at its pin, by entry ID. Raises
+    :class:`ProbeFailure` when one does not hold (the site would show a claim a run of pi
+    contradicts), and ``NodeMissing`` (saying how to get Node) when probes exist but cannot run.
+    With $DECISION_MAP_SKIP_PROBES set, nothing runs and the pages show no probe results."""
+    if os.environ.get("DECISION_MAP_SKIP_PROBES"):
+        if any(probed_entries(m) for m in maps):
+            print("note: probes skipped (DECISION_MAP_SKIP_PROBES is set); the pages show no probe results",
+                  file=sys.stderr)
+        return {}
+    results = [r for m in maps for r in run_probes(m, quiet=quiet)]
+    require_holding(results)
+    return {r.id: r for r in results}
+
+
+def probe_flips(decision_map: DecisionMap, version: str, *, quiet: bool = True) -> list[EditionProbe]:
+    """The probes whose outcome differs between the map's pin and ``version`` (for `bump`): each
+    runs at both (the pin's results usually come from the cache). Empty, with a note, when
+    $DECISION_MAP_SKIP_PROBES is set."""
+    if not probed_entries(decision_map):
+        return []
+    if os.environ.get("DECISION_MAP_SKIP_PROBES"):
+        print("note: probes skipped (DECISION_MAP_SKIP_PROBES is set); the edition records no probe flips",
+              file=sys.stderr)
+        return []
+    before = {r.id: r.status for r in run_probes(decision_map, quiet=quiet)}
+    after = run_probes(decision_map, version, quiet=quiet)
+    return [EditionProbe(r.id, before[r.id], r.status) for r in after if before.get(r.id) != r.status]

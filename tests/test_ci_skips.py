@@ -1,0 +1,91 @@
+"""No silent skip in CI: a test whose browser, node or registry is missing skips on a developer's
+machine, saying why, and fails when DECISION_MAP_CI=1 (.ci/run sets it); any other skip fails
+the CI run as a whole. Run on a small test folder with the project's conftest, in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+TESTS = '''
+import pytest
+from conftest import require
+
+
+@pytest.mark.network
+def test_needs_the_registry():
+    pass
+
+
+def test_needs_node():
+    require("node", False, "no node on this machine")
+
+
+def test_plain_skip():
+    pytest.skip("skipped for some reason")
+
+
+def test_runs():
+    assert True
+'''
+
+
+def run_pytest(folder: Path, ci: bool) -> subprocess.CompletedProcess:
+    fake_npm = folder / "bin" / "npm"  # an npm whose registry does not answer
+    fake_npm.parent.mkdir(exist_ok=True)
+    fake_npm.write_text("#!/bin/sh\necho 'npm error code ECONNREFUSED' >&2\nexit 1\n")
+    fake_npm.chmod(0o755)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{fake_npm.parent}:{os.environ['PATH']}"}
+    env.pop("DECISION_MAP_CI", None)
+    if ci:
+        env["DECISION_MAP_CI"] = "1"
+    return subprocess.run([sys.executable, "-m", "pytest", "-rfEs", "-p", "no:cacheprovider", "-c", os.devnull,
+                           "--rootdir", str(folder), "-o", "markers=network\nbrowser", str(folder)],
+                          cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+
+
+def make_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    shutil.copy2(ROOT / "tests" / "conftest.py", folder / "conftest.py")
+    (folder / "test_needs.py").write_text(TESTS)
+    return folder
+
+
+def test_a_missing_requirement_skips_with_its_reason_outside_ci(tmp_path: Path) -> None:
+    run = run_pytest(make_folder(tmp_path), ci=False)
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert "1 passed, 3 skipped" in run.stdout
+    assert "needs the npm registry: `npm ping` got no answer" in run.stdout
+    assert "needs node: no node on this machine" in run.stdout
+
+
+def test_in_ci_a_missing_requirement_fails_and_any_skip_fails_the_run(tmp_path: Path) -> None:
+    run = run_pytest(make_folder(tmp_path), ci=True)
+    assert run.returncode == 1, run.stdout[-3000:]
+    assert "1 failed, 1 passed, 1 skipped, 1 error" in run.stdout, run.stdout[-3000:]
+    assert "ERROR test_needs.py::test_needs_the_registry" in run.stdout  # before its fixtures start
+    assert "FAILED test_needs.py::test_needs_node" in run.stdout
+    assert "CI must provide it" in run.stdout
+    assert "skipped in CI (DECISION_MAP_CI=1): each one fails the run" in run.stdout
+    assert "test_needs.py::test_plain_skip: Skipped: skipped for some reason" in run.stdout
+
+
+def test_in_ci_a_run_whose_only_fault_is_a_skip_fails(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path)
+    (folder / "test_needs.py").write_text("import pytest\n\n\ndef test_a():\n    pytest.skip('why')\n\n\n"
+                                          "def test_b():\n    pass\n")
+    assert run_pytest(folder, ci=False).returncode == 0
+    run = run_pytest(folder, ci=True)
+    assert run.returncode == 1 and "1 passed, 1 skipped" in run.stdout, run.stdout[-3000:]
+
+
+def test_ci_run_sets_the_variable() -> None:
+    script = (ROOT / ".ci" / "run").read_text()
+    assert "export DECISION_MAP_CI=1" in script
+    assert script.index("export DECISION_MAP_CI=1") < script.index("make test")

@@ -1,0 +1,263 @@
+"""Citations that remember their code: the record the tool writes on each citation catches a range
+or a pin edited by hand, and code that moved to another file is followed there.
+
+Small maps over local git repositories; the same promises on real pi are in test_real_pi.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import entry_yaml, make_project, run_main
+
+SESSION = """export class Session {
+\tstart(): void {
+\t\tthis.open = true;
+\t\tthis.count = 0;
+\t}
+
+\tstop(): void {
+\t\tthis.open = false;
+\t}
+}
+"""
+# Version 2: three lines added on top, so each citation moves down by three.
+SESSION_2 = "// the session\n// kept in memory\n\n" + SESSION
+
+HELPERS = """import { read } from "./io";
+
+function normalize(url: string): string {
+\tconst trimmed = url.trim();
+\treturn trimmed.endsWith("/") ? trimmed.slice(0, -1) : trimmed;
+}
+
+export function fetchIt(url: string): string {
+\treturn read(normalize(url));
+}
+"""
+# Version 2: `normalize` leaves for its own module (and becomes exported there).
+HELPERS_2 = """import { read } from "./io";
+import { normalize } from "./url";
+
+export function fetchIt(url: string): string {
+\treturn read(normalize(url));
+}
+"""
+URL_2 = """// URLs, one place.
+
+export function normalize(url: string): string {
+\tconst trimmed = url.trim();
+\treturn trimmed.endsWith("/") ? trimmed.slice(0, -1) : trimmed;
+}
+"""
+
+
+def verify(capsys, project, *args) -> tuple[int, list[dict]]:
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--format", "json", "--quiet", *args)
+    return run.code, run.json()["citations"]
+
+
+@pytest.fixture
+def project(tmp_path: Path, capsys):
+    project = make_project(tmp_path, {
+        "1": {"src/session.ts": SESSION, "src/helpers.ts": HELPERS},
+        "2": {"src/session.ts": SESSION_2, "src/helpers.ts": HELPERS_2, "src/url.ts": URL_2},
+    }, {"D1": entry_yaml("D1", [("src/session.ts", "2-5"), ("src/session.ts", "7-9")]),
+        "D2": entry_yaml("D2", [("src/helpers.ts", "3-6")])})
+    run = run_main(capsys, "record", "--decisions", project.decisions, "--quiet")
+    assert run.code == 0, run.stderr
+    assert run.stdout.splitlines()[-1] == "recorded 3 citation(s) in 3 file(s)"
+    return project
+
+
+def test_record_writes_what_each_citation_cites_and_the_version(project, capsys) -> None:
+    text = project.entry("D1").read_text()
+    assert re.search(r"lines: 2-5\n    record: \{symbol: Session\.start, length: 4, digest: [0-9a-f]{12}\}\n", text)
+    assert 'checked_at: "1"' in project.map_yaml.read_text()
+    assert verify(capsys, project)[0] == 0
+    again = run_main(capsys, "record", "--decisions", project.decisions, "--quiet")
+    assert again.stdout.splitlines()[-1] == "recorded 0 citation(s) in 0 file(s)"
+
+
+@pytest.mark.parametrize("shift", [1, -1, 3])
+def test_a_range_shifted_by_hand_is_moved_back_to_its_code(project, capsys, shift) -> None:
+    text = project.entry("D1").read_text()
+    project.entry("D1").write_text(text.replace("lines: 2-5", f"lines: {2 + shift}-{5 + shift}"))
+    code, rows = verify(capsys, project)
+    assert code == 1
+    assert rows[0]["status"] == "moved" and rows[0]["resolved"] == [2, 5]
+    assert "edited by hand" in rows[0]["detail"]
+    assert [r["status"] for r in rows[1:]] == ["ok", "ok"]
+    # the text table says the same, and the site is not built from the wrong lines
+    table = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet")
+    assert table.code == 1 and "edited by hand" in table.stdout
+    fixed = run_main(capsys, "fix", "--decisions", project.decisions, "--quiet")
+    assert fixed.code == 0
+    assert project.entry("D1").read_text() == text
+    assert verify(capsys, project)[0] == 0
+
+
+def test_a_range_edited_past_the_end_of_the_file_is_drift_not_bad_input(project, capsys) -> None:
+    text = project.entry("D1").read_text()
+    project.entry("D1").write_text(text.replace("lines: 7-9", "lines: 70-72"))
+    code, rows = verify(capsys, project)
+    assert code == 1 and rows[1]["status"] == "moved" and rows[1]["resolved"] == [7, 9]
+
+
+def test_a_citation_without_a_record_is_checked_as_before_and_verify_says_how_to_record_it(project, capsys) -> None:
+    project.write_entry("D3", entry_yaml("D3", [("src/session.ts", "8")]))
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet")
+    assert run.code == 0
+    assert "1 citation(s) have no record" in run.stderr and "python -m generator record" in run.stderr
+    # without a record, a range past the end cannot be found again: that is bad input, at its `lines:` line
+    project.write_entry("D3", entry_yaml("D3", [("src/session.ts", "80")]))
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet")
+    assert run.code == 2 and "D3.yaml:7: lines 80-80 run past the end" in run.stderr
+
+
+def test_a_range_changed_on_purpose_is_recorded_again_with_replace(project, capsys) -> None:
+    text = project.entry("D1").read_text()
+    project.entry("D1").write_text(text.replace("lines: 2-5", "lines: 3-4"))
+    assert verify(capsys, project)[0] == 1  # the record still names the old range's code
+    refused = run_main(capsys, "record", "--replace", "--decisions", project.decisions, "--quiet")
+    assert refused.code == 2 and "name the entries" in refused.stderr
+    run = run_main(capsys, "record", "--replace", "D1", "--decisions", project.decisions, "--quiet")
+    assert run.code == 0
+    assert "record: {symbol: Session.start, length: 2," in project.entry("D1").read_text()
+    assert verify(capsys, project)[0] == 0
+
+
+def test_a_record_that_matches_nothing_is_changed_and_says_what_to_do(project, capsys) -> None:
+    text = project.entry("D1").read_text()
+    project.entry("D1").write_text(re.sub(r"digest: [0-9a-f]{12}", "digest: 000000000000", text, count=1))
+    code, rows = verify(capsys, project)
+    assert code == 1 and rows[0]["status"] == "changed" and rows[0]["resolved"] is None
+    assert "record --replace D1" in rows[0]["detail"]
+
+
+def test_a_pin_edited_by_hand_is_resolved_from_the_recorded_version(project, capsys, tmp_path) -> None:
+    untouched = tmp_path / "untouched"
+    shutil.copytree(project.decisions, untouched)
+    project.map_yaml.write_text(project.map_yaml.read_text().replace('version: "1"', 'version: "2"'))
+    code, rows = verify(capsys, project)
+    assert code == 1
+    run = run_main(capsys, "verify", "--decisions", untouched, "--target", "2", "--format", "json", "--quiet")
+    assert rows == run.json()["citations"]
+    assert [(r["status"], r["resolved"]) for r in rows] == [("moved", [5, 8]), ("moved", [10, 12]), ("moved", [3, 6])]
+
+    # `fix` then does what `bump` would have done, but for the edition record
+    assert run_main(capsys, "fix", "--decisions", project.decisions, "--quiet").code == 0
+    bumped = tmp_path / "bumped"
+    shutil.copytree(untouched, bumped)
+    assert run_main(capsys, "bump", "2", "--decisions", bumped, "--quiet").code == 0
+    for path in sorted(project.folder.glob("*.yaml")):
+        assert path.read_text() == (bumped / "demo" / path.name).read_text(), path.name
+    assert 'checked_at: "2"' in project.map_yaml.read_text()
+    assert verify(capsys, project)[0] == 0
+
+
+def test_code_that_moved_to_another_file_is_followed_there(project, capsys) -> None:
+    code, rows = verify(capsys, project, "--target", "2")
+    assert code == 1
+    moved = rows[2]
+    assert moved["status"] == "moved" and moved["file"] == "src/helpers.ts"
+    assert moved["resolved_file"] == "src/url.ts" and moved["resolved"] == [3, 6]
+    assert moved["symbol"] == "normalize" and moved["detail"] == "moved to src/url.ts"
+    assert all(r["resolved_file"] == r["file"] for r in rows[:2])
+    # the table and the annotations name the new path
+    table = run_main(capsys, "verify", "--decisions", project.decisions, "--target", "2", "--quiet")
+    assert "helpers.ts → src/url.ts" in table.stdout
+    github = run_main(capsys, "verify", "--decisions", project.decisions, "--target", "2", "--format", "github")
+    assert "is moved now src/url.ts:3-6 at 2" in github.stdout
+    # `fix` rewrites the file and the lines in place; then verify at 2 is ok
+    assert run_main(capsys, "fix", "--decisions", project.decisions, "--target", "2", "--quiet").code == 0
+    text = project.entry("D2").read_text()
+    assert "  - file: src/url.ts\n    lines: 3-6\n" in text and 'version: "2"' in text
+    assert verify(capsys, project, "--target", "2")[0] == 0
+
+
+def test_code_found_in_two_other_files_is_ambiguous(tmp_path, capsys) -> None:
+    project = make_project(tmp_path, {
+        "1": {"src/helpers.ts": HELPERS},
+        "2": {"src/helpers.ts": HELPERS_2, "src/url.ts": URL_2, "src/url-copy.ts": URL_2},
+    }, {"D2": entry_yaml("D2", [("src/helpers.ts", "3-6")])})
+    code, rows = verify(capsys, project, "--target", "2")
+    assert code == 1 and rows[0]["status"] == "ambiguous" and rows[0]["resolved"] is None
+    assert "src/url-copy.ts" in rows[0]["detail"] and "src/url.ts" in rows[0]["detail"]
+
+
+def test_a_declaration_that_moved_and_changed_is_changed_in_its_new_file(tmp_path, capsys) -> None:
+    changed = URL_2.replace("url.trim()", "url.trim().toLowerCase()")
+    project = make_project(tmp_path, {
+        "1": {"src/helpers.ts": HELPERS},
+        "2": {"src/helpers.ts": HELPERS_2, "src/url.ts": changed},
+    }, {"D2": entry_yaml("D2", [("src/helpers.ts", "3-6")])})
+    code, rows = verify(capsys, project, "--target", "2")
+    assert code == 1 and rows[0]["status"] == "changed" and rows[0]["resolved_file"] == "src/url.ts"
+    assert rows[0]["resolved"] == [3, 6]
+    # nothing a person must re-read is rewritten
+    before = project.entry("D2").read_text()
+    assert run_main(capsys, "fix", "--decisions", project.decisions, "--target", "2", "--quiet").code == 1
+    assert project.entry("D2").read_text() == before
+
+
+def test_a_file_git_sees_renamed_is_followed(tmp_path, capsys) -> None:
+    project = make_project(tmp_path, {
+        "1": {"src/session.ts": SESSION},
+        "2": {"src/session-state.ts": SESSION_2.replace("this.count = 0", "this.count = 1")},
+    }, {"D1": entry_yaml("D1", [("src/session.ts", "2-5"), ("src/session.ts", "7-9")])})
+    code, rows = verify(capsys, project, "--target", "2")
+    assert code == 1
+    assert [(r["status"], r["resolved_file"], r["resolved"]) for r in rows] == [
+        ("changed", "src/session-state.ts", [5, 8]), ("moved", "src/session-state.ts", [10, 12])]
+    assert "renamed to src/session-state.ts" in rows[1]["detail"]
+
+
+def test_new_writes_a_record(project, capsys) -> None:
+    run = run_main(capsys, "new", "src/session.ts:8", "--group", "D", "--decisions", project.decisions)
+    assert run.code == 0, run.stderr
+    assert re.search(r"lines: 7-9\n    record: \{symbol: Session\.stop, length: 3, digest: [0-9a-f]{12}\}",
+                     project.entry("D3").read_text())
+
+
+def test_accept_records_the_code_a_person_re_read(tmp_path, capsys) -> None:
+    changed = SESSION_2.replace("this.count = 0", "this.count = 1")
+    project = make_project(tmp_path, {"1": {"src/session.ts": SESSION}, "2": {"src/session.ts": changed}},
+                           {"D1": entry_yaml("D1", [("src/session.ts", "2-5")])})
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    old_record = re.search(r"record: .*", project.entry("D1").read_text()).group()
+    assert run_main(capsys, "bump", "2", "--decisions", project.decisions, "--quiet").code == 1
+    assert 'version: "1"' in project.entry("D1").read_text()  # kept for a person
+    assert run_main(capsys, "accept", "D1", "--decisions", project.decisions, "--quiet").code == 0
+    text = project.entry("D1").read_text()
+    assert "lines: 5-8" in text and 'version: "2"' in text
+    new_record = re.search(r"record: .*", text).group()
+    assert new_record != old_record and "length: 4" in new_record
+    assert verify(capsys, project)[0] == 0
+
+
+def test_the_symbol_memo_keeps_at_most_its_limit(project, capsys, monkeypatch, cache) -> None:
+    from generator import verify as verify_module
+
+    monkeypatch.setattr(verify_module.SymbolMemo, "LIMIT", 2)
+    monkeypatch.setattr(verify_module, "_MEMO", None)
+    for target in ("2", "1"):
+        run_main(capsys, "verify", "--decisions", project.decisions, "--target", target, "--quiet")
+    memo = json.loads(next(cache.glob("symbols-*.json")).read_text())
+    # what the last run used is kept even past the limit; older entries are dropped
+    assert all(len(table) <= 3 for table in memo.values()), {k: len(v) for k, v in memo.items()}
+
+
+def test_a_digest_of_digits_only_is_written_as_text() -> None:
+    import yaml
+
+    from generator.model import CitationRecord
+    from generator.rewrite import record_text
+
+    for digest in ("128429153790", "8ac6539463fe", "000000000001"):
+        written = yaml.safe_load(f"record: {record_text(CitationRecord('A.b', 3, digest))}")["record"]
+        assert written == {"symbol": "A.b", "length": 3, "digest": digest}
