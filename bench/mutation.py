@@ -56,6 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutants tested at once")
     parser.add_argument("--min-score", type=float, default=90.0, help="lowest score a module may have (percent)")
     parser.add_argument("--report-only", action="store_true", help="report the last run in --work again")
+    parser.add_argument("--tests", nargs="+", metavar="PATH", help="run these tests instead of the configured "
+                        "selection (pyproject.toml, pytest_add_cli_args_test_selection)")
+    parser.add_argument("--deselect", action="append", default=[], metavar="NODEID",
+                        help="leave out a test that fails for another reason (mutmut needs a green run first)")
     args = parser.parse_args(argv)
     modules = args.modules or list(CORE)
     unknown = [m for m in modules if m not in CORE]
@@ -64,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
 
     seconds = None
     if not args.report_only:
-        copy_project(args.work)
+        copy_project(args.work, args.deselect, args.tests)
         started = time.monotonic()
         names = [f"{dotted(m)}.{pattern_of(f)}" for m in modules for f in CORE[m]]
         done = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs), *names],
@@ -100,7 +104,7 @@ def pattern_of(function: str) -> str:
     return "*" if function == "*" else f"x_{function}__mutmut_*"
 
 
-def copy_project(work: Path) -> None:
+def copy_project(work: Path, deselect: list[str], tests: list[str] | None) -> None:
     if work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True)
@@ -111,6 +115,19 @@ def copy_project(work: Path) -> None:
             shutil.copytree(source, work / name, ignore=ignore, symlinks=True)
         elif source.is_file():
             shutil.copy2(source, work / name)
+    # Changes for this run go into the copy's configuration only.
+    config = work / "pyproject.toml"
+    text = config.read_text()
+    if deselect:
+        extra = "".join(f'"--deselect", {json.dumps(node)}, ' for node in deselect)
+        text, found = re.subn(r"^pytest_add_cli_args = \[", lambda m: m.group(0) + extra, text, flags=re.MULTILINE)
+        assert found == 1, "pyproject.toml: no pytest_add_cli_args line in [tool.mutmut]"
+    if tests:
+        chosen = f"pytest_add_cli_args_test_selection = {json.dumps(tests)}"
+        text, found = re.subn(r"^pytest_add_cli_args_test_selection = \[.*?\]", lambda m: chosen, text,
+                              flags=re.MULTILINE | re.DOTALL)
+        assert found == 1, "pyproject.toml: no pytest_add_cli_args_test_selection in [tool.mutmut]"
+    config.write_text(text)
 
 
 def results(work: Path, modules: list[str]) -> tuple[list[dict], dict[str, list[str]]]:
@@ -148,11 +165,12 @@ def natural(name: str) -> tuple:
 
 
 def read_equivalents() -> dict[str, str]:
-    """Mutant name -> why it is equivalent, from the lines "- `NAME`: why" of the equivalents file."""
+    """Mutant name -> why it is equivalent, from the lines "- `NAME`: why" of the equivalents file
+    (those under its "## Not equivalent" heading are explained, but still count as survivors)."""
     if not EQUIVALENTS.is_file():
         return {}
-    found = re.findall(r"^- `([^`]+)`: (.+)$", EQUIVALENTS.read_text(encoding="utf-8"), re.MULTILINE)
-    return dict(found)
+    text = EQUIVALENTS.read_text(encoding="utf-8").split("\n## Not equivalent", 1)[0]
+    return dict(re.findall(r"^- `([^`]+)`: (.+)$", text, re.MULTILINE))
 
 
 def render_report(rows, survivors, explained, seconds, args) -> str:
@@ -173,7 +191,7 @@ def render_report(rows, survivors, explained, seconds, args) -> str:
 
 
 def survivor_diffs(work: Path, survivors: dict[str, list[str]], explained: dict[str, str]) -> str:
-    out = ["", "## Survivors not explained in bench/mutation-equivalents.md", ""]
+    out = ["", "## Survivors not listed as equivalent in bench/mutation-equivalents.md", ""]
     for module, names in survivors.items():
         for name in names:
             if name in explained:

@@ -7,10 +7,16 @@
 4. fetch: cold (empty cache) against `npm pack` of the same packages by hand.
 5. probes: every probe run, remembered, and cold; the floor of an empty probe in the sandbox.
 6. replay: citations carried through every release from 0.99.1 to 1.6.0, against straight.
+7. page budgets: the HTML size and DOM element count of the full map and the latest edition
+   page, and the size of the search index, against the budgets of a light site (not timed).
+
+`python bench/run.py pages` (or any stages by name: verify, scaling, site, fetch, probes,
+replay, pages) runs only those.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -256,9 +262,83 @@ def bench_replay(rows: list) -> None:
     TABLES.append("Replay over real releases (ok / moved / … per step):\n\n" + table(result))
 
 
+PAGE_BUDGET = {"html": 400 * 1024, "elements": 10_000, "search": 400 * 1024}
+
+
+def bench_pages(rows: list) -> None:
+    """The built site's heaviest pages and its search index, against the budgets of a light site."""
+    from generator.load import load_maps
+
+    decision_map = load_maps(ROOT / "decisions")[0]
+    pages = {"full map": f"{decision_map.name}/map/"}
+    if decision_map.editions:
+        latest = decision_map.editions[-1]
+        pages[f"edition {latest.from_version} → {latest.to_version}"] = f"{decision_map.name}/editions/{latest.slug}/"
+    with tempfile.TemporaryDirectory() as scratch:
+        site = Path(scratch) / "site"
+        subprocess.run([PY, "-m", "generator", "build", "--site-dir", str(site), "--quiet"], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        elements = _dom_elements(site, list(pages.values()))
+        for label, path in pages.items():
+            size = (site / path / "index.html").stat().st_size
+            rows.append((f"page budget: {label}, HTML", f"{size / 1024:.0f} KB", "budget 400 KB",
+                         f"{size / PAGE_BUDGET['html']:.2f}×", "≤ 400 KB"))
+            count = elements.get(path)
+            rows.append((f"page budget: {label}, DOM elements", f"{count:,}" if count is not None else "not measured",
+                         "budget 10,000", f"{count / PAGE_BUDGET['elements']:.2f}×" if count is not None else "",
+                         "≤ 10,000"))
+        index = site / "search" / "search_index.json"
+        docs = len(json.loads(index.read_text())["docs"])
+        rows.append(("page budget: search index", f"{index.stat().st_size / 1024:.0f} KB",
+                     f"budget 400 KB ({docs} documents)", f"{index.stat().st_size / PAGE_BUDGET['search']:.2f}×",
+                     "≤ 400 KB"))
+
+
+def _dom_elements(site: Path, paths: list[str]) -> dict[str, int]:
+    """Elements in each page once it has loaded, counted in a real browser (none counted when there
+    is none): $DECISION_MAP_BROWSER, else /usr/bin/chromium, else Playwright's own."""
+    import functools
+    import http.server
+    import threading
+
+    from playwright.sync_api import Error, sync_playwright
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    executable = os.environ.get("DECISION_MAP_BROWSER") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists()
+                                                             else None)
+    counts = {}
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+            tab = browser.new_page()
+            for path in paths:
+                tab.goto(f"http://127.0.0.1:{server.server_port}/{path}", wait_until="load")
+                counts[path] = tab.evaluate("document.getElementsByTagName('*').length")
+            browser.close()
+    except Error as err:
+        print(f"no browser to count DOM elements: {str(err).splitlines()[0]}", file=sys.stderr)
+    finally:
+        server.shutdown()
+        server.server_close()
+    return counts
+
+
+STAGES = {"verify": bench_verify, "scaling": bench_scaling, "site": bench_site, "fetch": bench_fetch,
+          "probes": bench_probes, "replay": bench_replay, "pages": bench_pages}
+
+
 def main() -> None:
     rows: list[tuple] = []
-    for stage in (bench_verify, bench_scaling, bench_site, bench_fetch, bench_probes, bench_replay):
+    chosen = sys.argv[1:] or list(STAGES)
+    unknown = [name for name in chosen if name not in STAGES]
+    if unknown:
+        sys.exit(f"bench/run.py: unknown stage {', '.join(unknown)}; choose from {', '.join(STAGES)}")
+    for stage in (STAGES[name] for name in chosen):
         print(f"running {stage.__name__} …", file=sys.stderr, flush=True)
         stage(rows)
     header = ("measure", "median", "against", "ratio", "target")

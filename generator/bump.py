@@ -72,7 +72,7 @@ def _edition_yaml(decision_map: DecisionMap, version: str, results: list[Resolut
 
 
 def edition_text(from_version: str, to_version: str, day: str, rows: list[EditionCitation],
-                 probes: tuple[EditionProbe, ...] = ()) -> str:
+                 probes: tuple[EditionProbe, ...] = (), settled: tuple[tuple[str, str], ...] = ()) -> str:
     """The edition record as YAML (it is generated, so it is written whole)."""
     lines = [
         "# Written by `python -m generator bump`: what changed in the map's code between two versions.",
@@ -92,13 +92,17 @@ def edition_text(from_version: str, to_version: str, day: str, rows: list[Editio
     if probes:  # the probes whose outcome flipped: running pi shows a change of behaviour
         lines.append("probes:")
         lines += [f"  - {{id: {p.id}, before: {p.before}, after: {p.after}}}" for p in probes]
+    if settled:  # what each accepted entry said when a person settled it (quoted: digits-only stay text)
+        lines.append("settled:")
+        lines += [f'  {entry_id}: "{digest}"' for entry_id, digest in settled]
     return "\n".join(lines) + "\n"
 
 
-def settled_edition(decision_map: DecisionMap) -> tuple[Path, str] | None:
+def settled_edition(decision_map: DecisionMap, accepted: set[str] = frozenset()) -> tuple[Path, str] | None:
     """The latest edition to the map's pin, with the ranges people settled on for its drifted
-    citations (the entry's citation of the same file, in the same order, once checked at the pin).
-    None when there is no such edition or nothing to settle."""
+    citations (the entry's citation of the same file, in the same order, once checked at the pin)
+    and, for the ``accepted`` entries, what they say now. None when there is no such edition or
+    nothing to settle."""
     edition = next((e for e in reversed(decision_map.editions) if e.to_version == decision_map.version), None)
     if edition is None:
         return None
@@ -117,10 +121,19 @@ def settled_edition(decision_map: DecisionMap) -> tuple[Path, str] | None:
                                       row.line, current.file if current.file != row.file else None)
                 changed = True
         rows.append(row)
+    settled = dict(edition.settled)
+    for entry_id in sorted(accepted & {row.id for row in edition.citations}, key=_id_order):
+        if (entry := decision_map.entry(entry_id)) is not None:
+            settled[entry_id] = claim_digest(entry)
+    changed = changed or settled != dict(edition.settled)
     if not changed:
         return None
     return edition.path, edition_text(edition.from_version, edition.to_version, edition.date, rows,
-                                      edition.probes)
+                                      edition.probes, tuple(sorted(settled.items(), key=lambda kv: _id_order(kv[0]))))
+
+
+def _id_order(entry_id: str) -> tuple[str, int]:
+    return entry_id[0], int(entry_id[1:])
 
 
 def review_text(r: Resolution, trees: Trees) -> str:

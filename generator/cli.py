@@ -8,7 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from .errors import DecisionMapError, InputError, UsageError, display_path
+from . import report
+from .errors import DecisionMapError, InputError, UsageError
 
 EXAMPLES = """examples:
   python -m generator verify                      check every citation at the pinned version
@@ -201,64 +202,13 @@ def _verify(args: argparse.Namespace) -> int:
             raise UsageError(f"{path}: no such file")
     maps, results = _resolve_all(args, only)
     target = args.target or (maps[0].version if maps else "")
-    if args.format == "json":
-        print(json.dumps({"target": target, "citations": [r.as_json() for r in results]}, indent=1))
-    elif args.format == "github":
-        _print_github(results)
-    else:
-        _print_table(results, target)
+    print(report.citations_json(results, target) if args.format == "json" else
+          report.github_annotations(results) if args.format == "github" else report.citations_table(results, target))
     unrecorded = sum(r.citation.record is None for r in results)
     if unrecorded and args.format != "json":
         print(f"note: {unrecorded} citation(s) have no record of the code they cite yet, so a range edited by "
               "hand cannot be caught; run `python -m generator record` to record them", file=sys.stderr)
     return 0 if all(r.status == "ok" for r in results) else 1
-
-
-ADVICE = {"moved": "run `python -m generator fix` to update it",
-          "changed": "re-read the code and update the entry",
-          "missing": "the cited code is gone; cite where the behaviour lives now",
-          "ambiguous": "the code appears several times; pick the right range by hand"}
-
-
-def _where(r) -> str:
-    """Where a citation's code is at the target, as a person writes it."""
-    if r.resolved is None:
-        return ""
-    lines = f"{r.resolved[0]}-{r.resolved[1]}"
-    return f"{r.resolved_file}:{lines}" if r.moved_file else lines
-
-
-def _print_github(results) -> None:
-    for r in results:
-        if r.status == "ok":
-            continue
-        where = f" now {_where(r)}" if r.resolved else ""
-        detail = f"; {r.detail}" if r.detail else ""
-        message = (f"{r.entry.id} {r.citation.file}:{r.recorded[0]}-{r.recorded[1]} is {r.status}{where} "
-                   f"at {r.target} ({r.symbol or 'top level'}){detail}; {ADVICE[r.status]}")
-        print(f"::error file={display_path(r.citation.path)},line={r.citation.line},title=citation {r.status}::{message}")
-    bad = sum(r.status != "ok" for r in results)
-    print(f"{len(results) - bad} of {len(results)} citations ok")
-
-
-def _print_table(results, target: str) -> None:
-    from .verify import summary_counts
-
-    rows = [("ID", "FILE", "RECORDED → RESOLVED", "STATUS", "SYMBOL")]
-    for r in results:
-        resolved = "-" if r.resolved is None else f"{r.resolved[0]}-{r.resolved[1]}"
-        name = r.citation.file.rsplit("/", 1)[-1]
-        if r.moved_file:
-            name += f" → {r.resolved_file}"
-        rows.append((r.entry.id, name, f"{r.recorded[0]}-{r.recorded[1]} → {resolved}", r.status,
-                     (r.symbol or "(top level)") + (f"  [{r.detail}]" if r.detail else "")))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    for row in rows:
-        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) + "  " + row[4])
-    counts = summary_counts(results)
-    parts = [f"{counts[s]} {s}" for s in counts if counts[s]]
-    verdict = "all ok" if counts["ok"] == len(results) else "drift found"
-    print(f"\n{len(results)} citations at {target}: {', '.join(parts) or 'none'}: {verdict}")
 
 
 def _fix(args: argparse.Namespace) -> int:
@@ -282,7 +232,7 @@ def _fix(args: argparse.Namespace) -> int:
     written = apply_edits(edits, also=also)
     for r in results:
         if r.status == "moved":
-            print(f"{r.entry.id}: {r.citation.file}: {r.recorded[0]}-{r.recorded[1]} → {_where(r)}")
+            print(f"{r.entry.id}: {r.citation.file}: {r.recorded[0]}-{r.recorded[1]} → {report.where(r)}")
     left = [r for r in results if r.status not in ("ok", "moved")]
     for r in left:
         print(f"{r.entry.id}: {r.citation.file}:{r.recorded[0]}-{r.recorded[1]} is {r.status}; left for a person"
@@ -377,9 +327,9 @@ def _accept(args: argparse.Namespace) -> int:
             # re-read by a person: recorded anew, as the code is at the pin
             edits.append(Edit(r.citation, lines=r.resolved, file=r.resolved_file, version=r.target,
                               record=trees.record(r.target, r.resolved_file, *r.resolved)))
-            print(f"{r.entry.id}: {r.citation.file}: now {_where(r)}, checked at {r.target}")
+            print(f"{r.entry.id}: {r.citation.file}: now {report.where(r)}, checked at {r.target}")
     apply_edits(edits)
-    _settle_editions(args.decisions)
+    _settle_editions(args.decisions, wanted)
     for line in refused:
         print(line, file=sys.stderr)
     return 1 if refused else 0
@@ -427,10 +377,7 @@ def _probe(args: argparse.Namespace) -> int:
     for decision_map in maps:
         results += run_probes(decision_map, args.target, args.ids or None, quiet=args.quiet)
     target = args.target or (maps[0].version if maps else "")
-    if args.format == "json":
-        print(json.dumps({"target": target, "probes": [r.as_json() for r in results]}, indent=1))
-    else:
-        _print_probes(results, target)
+    print(report.probes_json(results, target) if args.format == "json" else report.probes_table(results, target))
     for r in results:
         if r.status != "holds":
             print(f"{'error' if r.status == 'error' else 'fails'}: {r.message}", file=sys.stderr)
@@ -439,30 +386,14 @@ def _probe(args: argparse.Namespace) -> int:
     return 1 if any(r.status == "fails" for r in results) else 0
 
 
-def _print_probes(results, target: str) -> None:
-    from .probe_sandbox import isolation
-
-    rows = [("ID", "STATUS", "SECONDS", "RESULT")]
-    for r in results:
-        seconds = f"{r.seconds:.2f}" + (" (cached)" if r.cached else "")
-        rows.append((r.id, r.status, seconds, json.dumps(r.result, separators=(", ", ": "))[:90] if r.result else "-"))
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    for row in rows:
-        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
-    counts = {s: sum(r.status == s for r in results) for s in ("holds", "fails", "error")}
-    parts = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no probes"
-    sandbox = {"namespaces": "Linux namespaces and Node's permission model",
-               "node": "Node's permission model only (no namespaces here)"}[isolation()]
-    print(f"\n{len(results)} probe(s) with pi {target}: {parts} (sandbox: {sandbox})")
-
-
-def _settle_editions(decisions: Path) -> None:
-    """Record in the latest edition the ranges people settled on for its drifted citations."""
+def _settle_editions(decisions: Path, accepted: set[str]) -> None:
+    """Record in the latest edition the ranges people settled on for its drifted citations, and
+    what the accepted entries say now."""
     from .bump import settled_edition
     from .load import load_maps
     from .rewrite import write_all_atomically
 
-    settled = [s for m in load_maps(decisions) if (s := settled_edition(m))]
+    settled = [s for m in load_maps(decisions) if (s := settled_edition(m, accepted))]
     write_all_atomically(dict(settled))
 
 

@@ -56,14 +56,17 @@ def entry_verdicts(decision_map: DecisionMap, edition: Edition) -> tuple[EntryVe
     rows: dict[str, list[EditionCitation]] = {}
     for row in edition.citations:
         rows.setdefault(row.id, []).append(row)
-    return tuple(_verdict(entry_id, decision_map.entry(entry_id), tuple(found)) for entry_id, found in rows.items())
+    return tuple(_verdict(entry_id, decision_map.entry(entry_id), tuple(found), edition)
+                 for entry_id, found in rows.items())
 
 
-def _verdict(entry_id: str, entry: Entry | None, rows: tuple[EditionCitation, ...]) -> EntryVerdict:
+def _verdict(entry_id: str, entry: Entry | None, rows: tuple[EditionCitation, ...], edition: Edition) -> EntryVerdict:
     if entry is None:
         verdict = "removed"
-    # every row of an entry carries the same digest; any that differs means a re-write
-    elif any(row.claim != claim_digest(entry) for row in rows):
+    # Every row of an entry carries the digest of its claim at the bump. Once the edition records
+    # what the entry said when a person settled it, later edits are not this edition's re-write;
+    # an edition that records nothing compares with the text as it is now.
+    elif any(row.claim != (_settled(edition, entry_id) or claim_digest(entry)) for row in rows):
         verdict = "rewritten"
     elif any(row.status in DRIFTED for row in rows):
         verdict = "changed"
@@ -72,3 +75,11 @@ def _verdict(entry_id: str, entry: Entry | None, rows: tuple[EditionCitation, ..
     else:
         verdict = "unchanged"
     return EntryVerdict(entry_id, entry, verdict, rows)
+
+
+def _settled(edition: Edition, entry_id: str) -> str | None:
+    """The entry's claim when it was settled for this edition: as accepted, or, in an edition that
+    records settlements, as it was at the bump when nobody had to accept it."""
+    if not edition.settled:
+        return None
+    return edition.settled_claim(entry_id) or next((r.claim for r in edition.citations if r.id == entry_id), None)

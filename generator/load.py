@@ -157,7 +157,7 @@ def _load_entry(path: Path, problems: list[Problem]) -> Entry | None:
         checks=values.get("checks"),
         failures=tuple(Failure(f["issue"], f["title"], f.get("status"), f.get("checked"))
                        for f in values.get("failures", [])),
-        upstream=Upstream(up["issue"], up["status"], up["checked"]) if up else None,
+        upstream=Upstream(up["issue"], up["status"], up["checked"], up.get("fixed_in")) if up else None,
         cites=tuple(cites), reviewed=Review(rev["version"], rev["date"], rev.get("by"), rev.get("checked"))
         if rev else None,
         path=path, line=1, overrides=_overrides(values), probe=_probe(path, values, lines, problems))
@@ -227,7 +227,8 @@ def _load_edition(path: Path, problems: list[Problem]) -> Edition | None:
         EditionCitation(c["id"], c["file"], c["old"], c.get("new"), c["checked_at"], c["status"], c["claim"],
                         lines[("citations", i)], c.get("new_file"))
         for i, c in enumerate(values["citations"])), path,
-        tuple(EditionProbe(p["id"], p["before"], p["after"]) for p in values.get("probes", [])))
+        tuple(EditionProbe(p["id"], p["before"], p["after"]) for p in values.get("probes", [])),
+        tuple((str(k), str(v)) for k, v in values.get("settled") or ()))
 
 
 def _version_key(version: str) -> tuple:

@@ -65,6 +65,7 @@ class Upstream:
     issue: int
     status: str
     checked: str
+    fixed_in: str | None = None  # the release that fixed the problem, when one did
 
 
 @dataclass(frozen=True)
@@ -243,6 +244,10 @@ class Edition:
     citations: tuple[EditionCitation, ...]
     path: Path
     probes: tuple[EditionProbe, ...] = ()  # the probes that flipped between the two versions
+    settled: tuple[tuple[str, str], ...] = ()  # (entry ID, claim digest when a person settled it)
+
+    def settled_claim(self, entry_id: str) -> str | None:
+        return dict(self.settled).get(entry_id)
 
     @property
     def slug(self) -> str:

@@ -1,9 +1,10 @@
 """A check of every built page: no Markdown or template syntax may reach a reader as text.
 
 The renderer writes YAML text with every character that could be syntax turned into an entity
-(``{`` as ``&#123;``), so in a built page's HTML source a literal ``{:`` (an attribute list that
-Markdown did not apply), ``{{``/``{%``/``{#`` (template text) or ``](…`` (a link Markdown did not
-read) outside code can only come from a template or a hand-written page that went wrong. The
+(``{`` as ``&#123;``, ``#`` as ``&#35;``), so in a built page's HTML source a literal ``{:`` or
+``{ #id }`` (an attribute list that Markdown did not apply), ``## `` at the start of a line (a
+heading it did not read), ``{{``/``{%``/``{#`` (template text) or ``](…`` (a link it did not read)
+outside code can only come from a template or a hand-written page that went wrong. The
 site build fails on it, naming the page and what leaked, instead of publishing it.
 """
 
@@ -13,7 +14,8 @@ import re
 from html.parser import HTMLParser
 
 _LEAKS = (
-    (re.compile(r"\{:"), "an attribute list ({: …}) that Markdown did not apply"),
+    (re.compile(r"\{:|\{ ?[#.][A-Za-z][\w-]*(?: [^{}]*)?\}"), "an attribute list ({: …}) that Markdown did not apply"),
+    (re.compile(r"(?:^|\n)\s*#{1,6}(?: |$)"), "a Markdown heading that was not turned into a heading"),
     (re.compile(r"\{[{%#]|[%}]\}"), "template text ({{ … }}, {% … %} or {# … #})"),
     (re.compile(r"\]\((?:https?://|[^)\s]*\.md\b)"), "a Markdown link that was not turned into a link"),
 )

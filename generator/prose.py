@@ -123,6 +123,15 @@ def words(text: str) -> str:
 # --- the site: Markdown with entity-escaped text ------------------------------------------------
 
 
+_HTML_TABLE = str.maketrans({**_SITE_ESCAPES, '"': "&quot;", "'": "&#39;"})
+
+
+def html_text(text: str) -> str:
+    """Text for raw HTML written into a page of the site (an element's text or an attribute's value):
+    HTML-escaped, and every character Markdown or a template could read as syntax is an entity."""
+    return str(text).translate(_HTML_TABLE)
+
+
 def site_text(text: str) -> str:
     """Plain text for a Markdown page of the site: every character that could be syntax is an entity."""
     return _guard_block_start(" ".join(str(text).split()).translate(_SITE_TABLE), site=True)

@@ -265,7 +265,7 @@ def _stage(group: GroupView) -> str:
 
 
 def _e(text: str) -> str:
-    return html.escape(str(text), quote=True)
+    return prose.html_text(text)
 
 
 def _extension_page(overlay: OverlayView, table: str, pages_dir: Path | None, view: MapView) -> str:

@@ -562,6 +562,7 @@ def _best_rows(anchor: Anchor, source: SourceFile, target: SourceFile,
         return scope[0] + (len(new) - 1 if end else 0)
 
     first, last = mapped(anchor.first, False), mapped(anchor.last, True)
-    if last < first:
-        last = first
-    return first, min(last, target.line_count - 1)
+    # A declaration cut off at the end of the file ends on the row after its last line.
+    end = target.line_count - 1
+    first, last = min(first, end), min(last, end)
+    return first, max(first, last)

@@ -101,7 +101,9 @@ def record_text(record: CitationRecord) -> str:
 
 
 def _flow_scalar(value: str) -> str:
-    if re.fullmatch(r"[A-Za-z_$#][\w$#.<>\[\]-]*", value) and value.lower() not in ("true", "false", "null", "yes", "no"):
+    # plain only when YAML reads it back as this text: no leading `#` (a comment), no YAML 1.1 boolean
+    if re.fullmatch(r"[A-Za-z_$][\w$#.<>\[\]-]*", value) \
+            and value.lower() not in ("true", "false", "null", "yes", "no", "on", "off"):
         return value
     return json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML double-quoted scalar
 

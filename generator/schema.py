@@ -128,6 +128,8 @@ UPSTREAM = Record(
         "issue": Integer(doc="Issue number in the map's upstream tracker."),
         "status": Text(prose=True, doc="What the tracker showed when checked."),
         "checked": Text(pattern=DATE_PATTERN, doc="When the status was checked (YYYY-MM-DD)."),
+        "fixed_in": Text(pattern=VERSION_PATTERN, doc="The release that fixed it, when one did (the site then "
+                         "shows the problem as fixed from that release on)."),
     },
     required=("issue", "status", "checked"),
 )
@@ -305,6 +307,9 @@ EDITION = Record(
         "date": Text(pattern=DATE_PATTERN),
         "citations": ListOf(item=EDITION_CITATION),
         "probes": ListOf(item=EDITION_PROBE, doc="The probes whose outcome differs between the two versions."),
+        "settled": FlatMapping(key_pattern=ID_PATTERN, max_items=10_000,
+                               doc="Written by `accept`: each entry's claim digest when a person settled it "
+                                   "for this edition, so later edits are not counted as this edition's."),
     },
     required=("from", "to", "date", "citations"),
 )

@@ -24,7 +24,6 @@ from generator.resolve import SourceFile, anchor_for, place
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTOR = git.Actor("test", "test@localhost")
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 # --- what a test needs from the machine: skipped here, a failure in CI ---------------------------
@@ -71,12 +70,11 @@ def node_available() -> bool:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """The markers `network` and `browser` say what a test needs (see :func:`require`); checked
-    before any fixture, so a session fixture that builds the real site is not even started."""
+    """The marker `network` says a test needs the registry (see :func:`require`); checked before
+    any fixture, so a session fixture that builds the real site is not even started. (A test
+    marked `browser` calls `require` where it looks for its browser.)"""
     if item.get_closest_marker("network"):
         require("the npm registry", registry_reachable(), "`npm ping` got no answer")
-    if item.get_closest_marker("browser"):
-        require("a browser", CHROMIUM.exists(), f"no {CHROMIUM} (apt-get install chromium; .ci/run does it)")
 
 
 _SKIPPED: list[str] = []

@@ -398,9 +398,10 @@ def test_html_payloads_render_as_text_in_the_built_html(base: Project, tmp_path:
         assert not [u for u in page.urls if u.strip().lower().startswith(("javascript:", "data:"))], path
 
 
-@pytest.mark.browser  # no browser: skipped here, a failure in CI (conftest.require)
+@pytest.mark.browser
 def test_no_payload_script_runs_in_a_browser(base: Project, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """Every built page, opened in Chromium: no payload script runs, no dialog opens."""
+    require("a browser", Path(CHROMIUM).exists(), f"no {CHROMIUM} (apt-get install chromium; .ci/run does it)")
     from playwright.sync_api import sync_playwright
 
     pages = build_payload_site(base, tmp_path, capsys)

@@ -1,37 +1,52 @@
-"""The built site in a real browser (Playwright driving Debian's chromium), at 1280 and 390 px.
+"""The built site in a real browser (Playwright), at 1280 and 390 px, light and dark.
 
 Two sites are built once per session: the demo site (its D1 answer carries a <script> and an
 onerror= that must stay text) and the real map from decisions/ (pi fetched from the registry).
-Screenshots go to test-artifacts/browser/<width>px/.
+Each is served over HTTP under the sub-path of its ``site_url``, as a project site is published.
+Every page opened here must load with no console error, no sideways scroll, and no request to
+another host. Screenshots go to test-artifacts/browser/<width>px/.
+
+The browser: $DECISION_MAP_BROWSER (a chromium-like executable), else /usr/bin/chromium, else
+the one Playwright installs (`python -m playwright install --with-deps chromium`). With none of
+them the tests are skipped, except in CI (DECISION_MAP_CI=1), where they fail.
 """
 
 from __future__ import annotations
 
 import functools
 import http.server
+import json
+import os
 import re
 import threading
 from pathlib import Path
+from urllib.parse import urlsplit
+from urllib.request import urlopen
 
 import pytest
 
 from conftest import ROOT, require, run_cli
 from generator.edition import entry_verdicts
 from generator.load import load_maps
-from site_fixtures.demo_site import make_demo_site
+from site_fixtures.demo_site import DEMO_SITE_URL, make_demo_site
 
 pytestmark = pytest.mark.browser
 
 CHROMIUM = Path("/usr/bin/chromium")
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync"]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 WIDTHS = (1280, 390)
+REAL_SITE_URL = "https://example.org/pi-decision-map/"  # what the real site is built for here
 D1_PERMALINK = ("https://github.com/earendil-works/pi/blob/v1.6.0/packages/coding-agent/src/core/"
                 "agent-session.ts#L723-L746")
-DEMO_PAGES = ("", "demo/", "demo/map/", "demo/problems/", "demo/census/", "extensions/demo-ext/",
-              "demo/editions/", "demo/editions/0.8.0-to-1.0.0/")
-REAL_PAGES = ("", "pi/", "pi/map/", "pi/problems/", "pi/census/", "extensions/pi-turn-limit/",
-              "extensions/pi-todo-loop/", "extensions/pi-roundtable/", "pi/editions/",
+DEMO_PAGES = ("", "demo/", "demo/map/", "demo/D1/", "demo/P1/", "demo/problems/", "demo/census/",
+              "extensions/demo-ext/", "demo/editions/", "demo/editions/0.8.0-to-1.0.0/")
+REAL_PAGES = ("", "pi/", "pi/map/", "pi/D1/", "pi/G1/", "pi/P2/", "pi/problems/", "pi/census/",
+              "extensions/pi-turn-limit/", "extensions/pi-todo-loop/", "extensions/pi-roundtable/", "pi/editions/",
               "pi/editions/1.4.0-to-1.6.0/")
+AXE_PAGES = ("", "pi/", "pi/map/", "pi/D1/", "pi/problems/")
+BUDGET = {"pi/map/": 10_000, "pi/editions/1.4.0-to-1.6.0/": 10_000}  # DOM elements
 QUIET = {"NO_MKDOCS_2_WARNING": "1"}
 
 
@@ -39,28 +54,58 @@ QUIET = {"NO_MKDOCS_2_WARNING": "1"}
 
 
 class _Site:
-    """A built site served over HTTP on a free local port (search needs HTTP, not file://)."""
+    """A built site served over HTTP on a free local port, under the path of its site_url.
 
-    def __init__(self, folder: Path):
-        handler = functools.partial(_QuietHandler, directory=str(folder))
+    A missing page is answered with the site's 404.html and status 404, as GitHub Pages and
+    most static hosts do, so the 404 page is tested where it is really shown."""
+
+    def __init__(self, folder: Path, site_url: str):
+        self.prefix = urlsplit(site_url).path  # "/demo-site/"
+        handler = functools.partial(_Handler, directory=str(folder), prefix=self.prefix)
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
-        self.url = f"http://127.0.0.1:{self.server.server_port}/"
+        self.origin = f"http://127.0.0.1:{self.server.server_port}"
+        self.url = self.origin + self.prefix
 
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def __init__(self, *args, prefix: str, **kwargs):
+        self.prefix = prefix
+        super().__init__(*args, **kwargs)
+
+    def translate_path(self, path: str) -> str:
+        path = urlsplit(path).path
+        inside = path.startswith(self.prefix)
+        local = super().translate_path("/" + path[len(self.prefix):] if inside else "/no-such-file")
+        return local
+
+    def send_head(self):
+        local = Path(self.translate_path(self.path))
+        if local.is_dir():
+            local = local / "index.html"
+        if not local.is_file():
+            missing = Path(self.directory) / "404.html"
+            body = missing.read_bytes()
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return None
+        return super().send_head()
+
     def log_message(self, *args) -> None:
         pass
 
 
 def _build(config: Path, site: Path, cache: Path) -> None:
     run = run_cli("build", "--config", config, "--site-dir", site, "--quiet",
-                  env={**QUIET, "DECISION_MAP_CACHE": str(cache)})
+                  env={**QUIET, "DECISION_MAP_CACHE": str(cache), "DECISION_MAP_SITE_URL": REAL_SITE_URL})
     assert run.code == 0, run.stderr
 
 
@@ -69,7 +114,7 @@ def demo_site(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("demo-site")
     demo = make_demo_site(root / "inputs")
     _build(demo.config, root / "site", root / "cache")
-    site = _Site(root / "site")
+    site = _Site(root / "site", DEMO_SITE_URL)
     yield site
     site.close()
 
@@ -78,21 +123,33 @@ def demo_site(tmp_path_factory: pytest.TempPathFactory):
 def real_site(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("real-site")
     _build(ROOT / "mkdocs.yml", root / "site", root / "cache")
-    site = _Site(root / "site")
+    site = _Site(root / "site", REAL_SITE_URL)
     yield site
     site.close()
 
 
+def browser_executable() -> str | None:
+    """The browser to drive: $DECISION_MAP_BROWSER, else Debian's chromium, else None (Playwright's own)."""
+    chosen = os.environ.get("DECISION_MAP_BROWSER")
+    if chosen:
+        return chosen
+    return str(CHROMIUM) if CHROMIUM.exists() else None
+
+
 @pytest.fixture(scope="module")  # closed after this module: another sync Playwright may start later
 def browser():
-    require("a browser", CHROMIUM.exists(), f"no {CHROMIUM} (apt-get install chromium; .ci/run does it)")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import Error, sync_playwright
 
+    executable = browser_executable()
+    if executable is not None:
+        require("a browser", Path(executable).exists(), f"DECISION_MAP_BROWSER names {executable}, which does not exist")
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"])
+        try:
+            launched = playwright.chromium.launch(executable_path=executable, args=BROWSER_ARGS)
+        except Error as err:
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            require("a browser", False, f"no {CHROMIUM}, no $DECISION_MAP_BROWSER, and Playwright's own chromium "
+                    f"did not start ({first}); run `python -m playwright install --with-deps chromium`")
         yield launched
         launched.close()
 
@@ -102,14 +159,37 @@ def width(request) -> int:
     return request.param
 
 
-@pytest.fixture
-def page(browser, width):
-    context = browser.new_context(viewport={"width": width, "height": 900})
+def _context(browser, width: int, scheme: str = "light"):
+    context = browser.new_context(viewport={"width": width, "height": 900 if width > 500 else 844},
+                                  color_scheme=scheme)
+    context.outside = []  # requests to any host but this machine: the site must make none
+
+    def local_only(route) -> None:
+        host = urlsplit(route.request.url).hostname or ""
+        if route.request.url.startswith(("data:", "blob:")) or host in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:
+            context.outside.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", local_only)
+    return context
+
+
+def _tab(context):
     tab = context.new_page()
     tab.problems = []  # console errors and uncaught exceptions
     tab.on("console", lambda message: tab.problems.append(message.text) if message.type == "error" else None)
     tab.on("pageerror", lambda error: tab.problems.append(str(error)))
+    return tab
+
+
+@pytest.fixture
+def page(browser, width):
+    context = _context(browser, width)
+    tab = _tab(context)
     yield tab
+    assert context.outside == [], f"requests left this machine: {context.outside}"
     context.close()
 
 
@@ -132,16 +212,35 @@ def _name(path: str) -> str:
     return path.strip("/").replace("/", "-") or "home"
 
 
-def _decisions() -> list:
+def _pi():
     [pi] = [m for m in load_maps(ROOT / "decisions") if m.name == "pi"]
-    return list(pi.decisions)
+    return pi
 
 
 def _changed_in_latest_edition() -> list[str]:
     """The decisions of the real map that changed or were re-written in its latest edition."""
-    [pi] = [m for m in load_maps(ROOT / "decisions") if m.name == "pi"]
+    pi = _pi()
     return sorted(v.entry_id for v in entry_verdicts(pi, pi.editions[-1])
                   if v.verdict in ("changed", "rewritten") and v.entry and v.entry.kind == "decision")
+
+
+def _landed(page, selector: str) -> dict:
+    """Where a jumped-to element ended up: visible, below the sticky header, and marked."""
+    return page.eval_on_selector(selector, """el => {
+        const box = el.getBoundingClientRect();
+        const header = document.querySelector(".md-header").getBoundingClientRect();
+        const style = getComputedStyle(el);
+        return {top: box.top, headerBottom: header.bottom, bottom: box.bottom, height: innerHeight,
+                target: el.matches(":target"), outline: style.outlineStyle,
+                background: style.backgroundColor};
+    }""")
+
+
+def _assert_landed(where: dict) -> None:
+    assert where["target"], where
+    assert where["top"] >= where["headerBottom"] - 1, f"the target is under the sticky header: {where}"
+    assert where["top"] < where["height"], where  # on screen
+    assert where["outline"] != "none" and where["background"] not in ("rgba(0, 0, 0, 0)", "transparent"), where
 
 
 # --- every page ---------------------------------------------------------------------------------------
@@ -161,108 +260,184 @@ def test_real_pages_load_cleanly(page, real_site, width, path) -> None:
     _open(page, real_site, path)
     assert page.problems == []
     assert _overflow(page) == 0
-    _shot(page, width, f"pi-{_name(path)}", full_page=path != "pi/map/")
-
-
-# --- the full map's controls --------------------------------------------------------------------------
-
-
-def _visible_cards(page) -> list[dict]:
-    return page.eval_on_selector_all(
-        ".dm-card[data-who]", "cards => cards.filter(c => c.offsetParent !== null)"
-                              ".map(c => ({id: c.dataset.id, who: c.dataset.who, group: c.dataset.group}))")
+    shown = page.inner_text("article")
+    assert not re.search(r"\{:|\{\{|\{%", shown), "Markdown or template syntax shows on the page"
+    empty = page.eval_on_selector_all("article th", "all => all.filter(th => !th.innerText.trim()).length")
+    assert empty == 0, "a table has a header cell with nothing in it"
+    _shot(page, width, f"pi-{_name(path)}", full_page=True)
 
 
 @pytest.mark.network
-def test_filters_hide_and_show_the_right_cards(page, real_site, width) -> None:
-    decisions = _decisions()
-    _open(page, real_site, "pi/map/")
-    assert len(_visible_cards(page)) == len(decisions)
-
-    page.click('[data-dm-who="model"]')
-    shown = _visible_cards(page)
-    assert sorted(c["id"] for c in shown) == sorted(d.id for d in decisions if d.decided_by == "model")
-    assert page.get_attribute('[data-dm-who="model"]', "aria-pressed") == "true"
-
-    page.select_option("[data-dm-group]", "G")
-    shown = _visible_cards(page)
-    expected = sorted(d.id for d in decisions if d.decided_by == "model" and d.group == "G")
-    assert sorted(c["id"] for c in shown) == expected and expected
-    assert page.locator('.dm-group[data-group="E"]').is_hidden()  # a group left empty hides its heading
-    assert page.inner_text("[data-dm-count]") == f"Showing {len(expected)} of {len(decisions)} decisions."
-    _shot(page, width, "pi-map-filtered")
-
-    page.click('[data-dm-who=""]')
-    shown = _visible_cards(page)
-    assert sorted(c["id"] for c in shown) == sorted(d.id for d in decisions if d.group == "G")
-
-    page.select_option("[data-dm-group]", "")
-    assert len(_visible_cards(page)) == len(decisions)
-    assert page.inner_text("[data-dm-count]") == f"Showing all {len(decisions)} decisions."
+def test_a_newcomer_is_told_what_pi_is_and_where_to_start_above_the_fold(page, real_site, width) -> None:
+    _open(page, real_site, "")
+    lead = page.locator(".dm-lead")
+    assert lead.inner_text().startswith("pi is a coding agent")
+    assert lead.locator("a").first.get_attribute("href") == "https://github.com/earendil-works/pi"
+    start = page.locator(".dm-start a.md-button--primary")
+    box = start.bounding_box()
+    assert box["y"] + box["height"] <= page.viewport_size["height"], "the way to the summary is below the fold"
+    start.click()
+    page.wait_for_url(f"**{real_site.prefix}pi/")
 
 
-def test_the_changed_filter_shows_only_cards_changed_in_the_last_edition(page, demo_site, width) -> None:
+@pytest.mark.network
+def test_every_entry_has_its_page(real_site) -> None:
+    for entry in _pi().entries:
+        with urlopen(f"{real_site.url}pi/{entry.id}/") as answer:
+            html = answer.read().decode()
+        assert answer.status == 200 and f'<span class="dm-id">{entry.id}</span>' in html, entry.id
+
+
+@pytest.mark.network
+def test_the_light_pages_stay_within_their_budget(page, real_site, width) -> None:
+    for path, most in BUDGET.items():
+        _open(page, real_site, path)
+        elements = page.evaluate("document.getElementsByTagName('*').length")
+        assert elements <= most, f"{path} has {elements} DOM elements (budget {most})"
+
+
+def test_the_404_page_works_under_the_sites_sub_path(page, demo_site, width) -> None:
+    answer = page.goto(demo_site.url + "demo/no/such/page/", wait_until="networkidle")
+    assert answer.status == 404
+    # the page's own status is the one error the console reports: every asset it asks for loads
+    assert page.problems == ["Failed to load resource: the server responded with a status of 404 (Not Found)"]
+    # its styles loaded (the header has the theme's colour, not none) and its links lead to real pages
+    assert page.eval_on_selector(".md-header", "h => getComputedStyle(h).backgroundColor") != "rgba(0, 0, 0, 0)"
+    _shot(page, width, "demo-404")
+    links = page.eval_on_selector_all("a[href]", "all => all.map(a => a.href)")
+    inside = sorted({link for link in links if link.startswith(demo_site.url)})
+    assert f"{demo_site.url}demo/map/" in inside
+    for link in inside:
+        with urlopen(link) as answer:
+            assert answer.status == 200, link
+
+
+# --- landing on a decision --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("anchor", ["D2", "d2"])
+def test_an_old_link_to_the_full_map_lands_on_the_decision(page, demo_site, width, anchor) -> None:
+    _open(page, demo_site, f"demo/map/#{anchor}")
+    page.wait_for_url("**/demo/D2/#d2")
+    _assert_landed(_landed(page, "h1#d2"))
+    assert "Who approves a tool that is marked risky?" in page.inner_text("h1")
+    _shot(page, width, f"demo-landed-{anchor}")
+
+
+def test_without_script_an_old_link_lands_on_the_row(browser, demo_site, width) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 800}, java_script_enabled=False)
+    tab = context.new_page()
+    tab.goto(demo_site.url + "demo/map/#d2")
+    where = _landed(tab, ".dm-row#d2")
+    assert where["target"] and where["top"] >= where["headerBottom"] - 1 and where["outline"] != "none"
+    tab.goto(demo_site.url + "demo/map/#D2")
+    assert tab.eval_on_selector("#D2", "el => el.closest('.dm-row').dataset.id") == "D2"
+    context.close()
+
+
+def test_a_see_link_shows_the_question_and_lands_on_it(page, demo_site, width) -> None:
+    _open(page, demo_site, "demo/D1/")
+    see = page.locator("a.dm-ref", has_text="D2").first
+    assert see.get_attribute("title") == "Who approves a tool that is marked risky?"  # on hover
+    see.focus()
+    shown = see.evaluate("a => getComputedStyle(a, '::after').content")
+    assert "Who approves a tool that is marked risky?" in shown  # on keyboard focus
+    _shot(page, width, "demo-see-focus")
+    see.click()
+    page.wait_for_url("**/demo/D2/#d2")
+    _assert_landed(_landed(page, "h1#d2"))
+
+
+def test_a_heading_anchor_is_not_under_the_header_and_is_marked(page, demo_site, width) -> None:
+    _open(page, demo_site, "demo/map/#group-g")
+    _assert_landed(_landed(page, "#group-g"))
+    _open(page, demo_site, "demo/editions/0.8.0-to-1.0.0/#g1")
+    _assert_landed(_landed(page, "#g1"))
+
+
+# --- the full map's filters, kept in the address --------------------------------------------------------
+
+
+def _visible_rows(page) -> list[str]:
+    return page.eval_on_selector_all(".dm-row[data-who]", "rows => rows.filter(r => r.offsetParent !== null)"
+                                                          ".map(r => r.dataset.id)")
+
+
+def test_filters_show_the_right_rows_and_are_kept_in_the_address(page, demo_site, width) -> None:
     _open(page, demo_site, "demo/map/")
-    button = '[data-dm-changed]'
-    assert page.inner_text(button) == "Changed since the last edition 1"
-    page.click(button)
-    assert [c["id"] for c in _visible_cards(page)] == ["G1"]  # re-written; D1 only moved, D2 unchanged
-    assert page.get_attribute(button, "aria-pressed") == "true"
-    assert page.locator('.dm-group[data-group="D"]').is_hidden()
+    assert _visible_rows(page) == ["D1", "D2", "G1"]
+    page.click('[data-dm-who="person"]')
+    assert _visible_rows(page) == ["D2"]
+    assert page.get_attribute('[data-dm-who="person"]', "aria-pressed") == "true"
+    assert page.url.endswith("demo/map/?who=person")
+    assert page.locator('.dm-group[data-group="G"]').is_hidden()  # a group left empty hides its heading
+    page.select_option("[data-dm-group]", "D")
+    assert page.url.endswith("?who=person&group=D")
     assert page.inner_text("[data-dm-count]") == "Showing 1 of 3 decisions."
-    assert page.locator('.dm-card[data-id="G1"] a.dm-edition-badge').inner_text() == "re-written for 1.0.0"
-    page.click('[data-dm-who="code"]')  # combined with another filter: nothing left
-    assert _visible_cards(page) == []
+    _shot(page, width, "demo-map-filtered")
+    # the address is a shared view: opened afresh, it shows the same rows and pressed buttons
+    _open(page, demo_site, "demo/map/?who=code&group=D")
+    assert _visible_rows(page) == ["D1"]
+    assert page.get_attribute('[data-dm-who="code"]', "aria-pressed") == "true"
+    assert page.input_value("[data-dm-group]") == "D"
     page.click('[data-dm-who=""]')
-    page.click(button)
-    assert sorted(c["id"] for c in _visible_cards(page)) == ["D1", "D2", "G1"]
-    assert page.get_attribute(button, "aria-pressed") == "false"
+    page.select_option("[data-dm-group]", "")
+    assert _visible_rows(page) == ["D1", "D2", "G1"] and page.url.endswith("demo/map/")
+    assert page.inner_text("[data-dm-count]") == "Showing all 3 decisions."
     assert page.problems == []
 
 
-def test_a_badge_leads_to_the_entry_on_the_edition_page(page, demo_site, width) -> None:
+def test_the_changed_filter_shows_only_rows_changed_in_the_last_edition(page, demo_site, width) -> None:
     _open(page, demo_site, "demo/map/")
-    page.click('.dm-card[data-id="G1"] a.dm-edition-badge')
-    page.wait_for_url("**/demo/editions/0.8.0-to-1.0.0/#g1")
-    entry = page.locator('.dm-edition-entry[data-id="G1"]')
-    assert entry.locator(".dm-verdict").inner_text() == "Re-written for 1.0.0"
-    befores = entry.locator(".dm-drift__side--before a.dm-permalink")
+    button = "[data-dm-changed]"
+    assert page.inner_text(button) == "Changed in 1.0.0 1"
+    page.click(button)
+    assert _visible_rows(page) == ["G1"]  # re-written; D1 only moved, D2 unchanged
+    assert page.get_attribute(button, "aria-pressed") == "true" and "changed=1" in page.url
+    assert page.locator('.dm-group[data-group="D"]').is_hidden()
+    assert page.locator('.dm-row[data-id="G1"] a.dm-edition-badge').inner_text() == "re-written for 1.0.0"
+    page.click('[data-dm-who="code"]')  # combined with another filter: nothing left
+    assert _visible_rows(page) == []
+    page.click('[data-dm-who=""]')
+    page.click(button)
+    assert _visible_rows(page) == ["D1", "D2", "G1"]
+
+
+def test_a_badge_leads_to_the_entrys_history_with_the_code_before_and_after(page, demo_site, width) -> None:
+    _open(page, demo_site, "demo/map/")
+    page.click('.dm-row[data-id="G1"] a.dm-edition-badge')
+    page.wait_for_url("**/demo/G1/#history")
+    history = page.locator(".dm-history").first
+    assert history.locator(".dm-verdict").inner_text() == "re-written for 1.0.0"
+    history.locator("details.dm-drift summary").first.click()
+    befores = history.locator(".dm-drift__side--before a.dm-permalink")
     assert befores.first.get_attribute("href") == "https://github.com/example/demo/blob/v0.8.0/src/loop.js#L2-L4"
-    assert entry.locator(".dm-drift__side--after .hll").count() == 4  # the lines 1.0.0 added, marked
+    assert history.locator(".dm-drift__side--after .hll").count() == 4  # the lines 1.0.0 added, marked
     assert _overflow(page) == 0
-    _shot(page, width, "demo-edition-g1")
+    _shot(page, width, "demo-g1-history")
 
 
 @pytest.mark.network
-def test_the_changed_filter_on_the_real_map(page, real_site, width) -> None:
-    expected = _changed_in_latest_edition()
+def test_filters_on_the_real_map(page, real_site, width) -> None:
+    decisions = list(_pi().decisions)
     _open(page, real_site, "pi/map/")
+    assert len(_visible_rows(page)) == len(decisions)
+    page.click('[data-dm-who="model"]')
+    page.select_option("[data-dm-group]", "G")
+    expected = sorted(d.id for d in decisions if d.decided_by == "model" and d.group == "G")
+    assert sorted(_visible_rows(page)) == expected and expected
+    page.click('[data-dm-who=""]')
+    page.select_option("[data-dm-group]", "")
     page.click("[data-dm-changed]")
-    shown = sorted(c["id"] for c in _visible_cards(page))
-    assert shown == expected and expected
-    assert page.locator(".dm-card[data-edition]").count() >= len(expected)
-    _shot(page, width, "pi-map-changed")
-    page.click("[data-dm-changed]")
-    assert len(_visible_cards(page)) == len(_decisions())
-
-
-@pytest.mark.network
-def test_expand_all_opens_every_card_and_nothing_scrolls_sideways(page, real_site, width) -> None:
-    _open(page, real_site, "pi/map/")
-    closed = page.eval_on_selector_all(".dm-card details", "all => all.filter(d => !d.open).length")
-    assert closed == page.locator(".dm-card details").count() > 0
-    page.click("[data-dm-expand]")
-    assert page.eval_on_selector_all(".dm-card details", "all => all.every(d => d.open)")
-    assert page.inner_text("[data-dm-expand]") == "Collapse all code"
-    assert _overflow(page) == 0
-    page.locator("#d1").scroll_into_view_if_needed()
-    _shot(page, width, "pi-map-expanded")
-    page.click("[data-dm-expand]")
-    assert page.eval_on_selector_all(".dm-card details", "all => all.every(d => !d.open)")
+    assert sorted(_visible_rows(page)) == _changed_in_latest_edition()
+    # every control is a comfortable target on a phone
+    sizes = page.eval_on_selector_all(".dm-toolbar button, .dm-toolbar select",
+                                      "all => all.map(e => [e.getBoundingClientRect().width, e.getBoundingClientRect().height])")
+    assert sizes and all(w >= 24 and h >= 24 for w, h in sizes), sizes
 
 
 def test_wide_code_scrolls_in_its_own_box(page, demo_site, width) -> None:
-    _open(page, demo_site, "demo/problems/")
+    _open(page, demo_site, "demo/P1/")
     code = page.locator(".dm-code td.code pre > code").first  # Material scrolls the <code>
     sizes = code.evaluate("pre => [pre.scrollWidth, pre.clientWidth]")
     assert sizes[0] > sizes[1]  # line 17 is wider than the box at either width...
@@ -271,20 +446,86 @@ def test_wide_code_scrolls_in_its_own_box(page, demo_site, width) -> None:
 
 @pytest.mark.network
 def test_d1_links_to_its_code_at_the_pinned_tag(page, real_site, width) -> None:
-    _open(page, real_site, "pi/map/")
-    card = page.locator('.dm-card[data-id="D1"]')
-    assert card.locator("a.dm-permalink").first.get_attribute("href") == D1_PERMALINK
+    _open(page, real_site, "pi/D1/")
+    assert page.locator("a.dm-permalink").first.get_attribute("href") == D1_PERMALINK
     _open(page, real_site, "pi/")
     summary = page.locator('.dm-summary[data-id="D1"]')
     assert summary.locator("a.dm-permalink").first.get_attribute("href") == D1_PERMALINK
     assert summary.locator("a.dm-permalink").first.inner_text() == "agent-session.ts:723-746"
 
 
+# --- the loop ----------------------------------------------------------------------------------------------
+
+
+def _loop_links(page) -> list[str]:
+    """The decisions the visible drawing of the loop links to, by the path of their pages."""
+    return page.eval_on_selector_all(".dm-loop__svg a.dm-node", """links => links
+        .filter(a => a.closest("svg").getBoundingClientRect().width > 0)
+        .map(a => new URL(a.getAttribute("href"), location.href).pathname)""")
+
+
+@pytest.mark.network
+def test_the_loop_has_a_link_for_every_decision_on_the_summary(page, real_site, width) -> None:
+    _open(page, real_site, "pi/")
+    links = _loop_links(page)
+    prefix = real_site.prefix
+    assert sorted(links) == sorted(f"{prefix}pi/{d.id}/" for d in _pi().decisions)
+    # legible: the IDs are drawn at least 10 px tall at either width
+    smallest = page.eval_on_selector_all(".dm-loop__svg a.dm-node text", """texts => Math.min(...texts
+        .filter(t => t.closest("svg").getBoundingClientRect().width > 0)
+        .map(t => t.getBoundingClientRect().height))""")
+    assert smallest >= 10, smallest
+    # reachable by keyboard, with a visible focus ring
+    node = page.locator(".dm-loop__svg a.dm-node:visible").first
+    node.focus()
+    assert node.evaluate("a => getComputedStyle(a.querySelector('rect')).strokeWidth") == "4px"
+    assert node.get_attribute("aria-label").startswith("A1: ")
+    page.locator(".dm-loop").first.scroll_into_view_if_needed()
+    _shot(page, width, "pi-loop")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**{prefix}pi/A1/")
+
+
+def test_the_loop_is_drawn_in_the_dark_scheme_too(browser, demo_site, width) -> None:
+    context = _context(browser, width, "dark")
+    tab = _tab(context)
+    tab.goto(demo_site.url + "demo/", wait_until="networkidle")
+    assert tab.get_attribute("body", "data-md-color-scheme") == "slate"
+    fill = tab.eval_on_selector(".dm-loop__svg a.dm-node rect", "r => getComputedStyle(r).fill")
+    text = tab.eval_on_selector(".dm-loop__svg a.dm-node text", "t => getComputedStyle(t).fill")
+    assert fill != "rgb(29, 92, 184)" and text == "rgb(20, 22, 28)"  # the light fills, with dark text
+    tab.locator(".dm-loop").first.scroll_into_view_if_needed()
+    _shot(tab, width, "demo-loop-dark")
+    assert tab.problems == [] and context.outside == []
+    context.close()
+
+
+# --- accessibility -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", AXE_PAGES)
+def test_axe_finds_no_serious_violation(browser, real_site, width, scheme, path) -> None:
+    from axe_playwright_python.sync_playwright import Axe
+
+    context = _context(browser, width, scheme)
+    tab = _tab(context)
+    tab.goto(real_site.url + path, wait_until="networkidle")
+    results = Axe().run(tab)
+    serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    report = [f"{v['id']} ({v['impact']}): {v['help']}: "
+              + "; ".join(" ".join(n["target"]) for n in v["nodes"][:5]) for v in serious]
+    assert report == [], "\n".join(report)
+    assert context.outside == []
+    context.close()
+
+
 # --- search ------------------------------------------------------------------------------------------------
 
 
 def _search(page, query: str) -> list[str]:
-    """The result links Material's search shows for ``query``.
+    """The result links Material's search shows for ``query``, best first.
 
     The search index loads in a web worker; a query typed before it is ready is not run again
     once it is, so the query is typed again until results for this query show."""
@@ -303,27 +544,43 @@ def _search(page, query: str) -> list[str]:
 
 
 @pytest.mark.network
-def test_search_finds_d1_by_id_and_by_words_of_its_question(page, real_site, width) -> None:
+def test_search_finds_an_entry_by_its_exact_id_first(page, real_site, width) -> None:
     _open(page, real_site, "")
-    d1 = re.compile(r"/pi/(map/)?(\?[^#]*)?#d1$")
-    assert any(d1.search(href) for href in _search(page, "D1"))
+    for entry_id in ("D1", "E1", "G1"):
+        links = _search(page, entry_id)
+        assert re.search(rf"/pi/{entry_id}/(\?[^#]*)?$", links[0]), (entry_id, links[:3])
+        page.keyboard.press("Escape")
     _shot(page, width, "pi-search-d1")
-    page.keyboard.press("Escape")
-    assert any(d1.search(href) for href in _search(page, "person asked before tool call"))
+    links = _search(page, "person asked before tool call")
+    assert any(re.search(r"/pi/D1/(\?[^#]*)?$", link) for link in links[:5]), links[:5]
+    pages = [re.sub(r"[?#].*$", "", link) for link in links]
+    assert len(pages) == len(set(pages)), "a page shows up twice in the results"
+
+
+@pytest.mark.network
+def test_the_search_index_is_small_and_holds_no_code(real_site) -> None:
+    with urlopen(real_site.url + "search/search_index.json") as answer:
+        raw = answer.read()
+    assert len(raw) <= 400_000, f"the search index is {len(raw):,} bytes (budget 400,000)"
+    docs = json.loads(raw)["docs"]
+    entries = [d for d in docs if re.fullmatch(r"pi/[A-Z]\d+/", d["location"])]
+    assert len(entries) == len(_pi().entries)  # one hit per entry
+    assert not [d for d in docs if re.match(r"pi/[A-Z]\d+/#", d["location"])]
+    assert "private async _beforeToolCall" not in raw.decode()  # a line of D1's cited code
 
 
 # --- safety and dark mode ----------------------------------------------------------------------------------
 
 
 def test_a_script_in_an_answer_does_not_run(page, demo_site, width) -> None:
-    for path in ("demo/map/", "demo/", "demo/problems/"):
+    for path in ("demo/D1/", "demo/map/", "demo/", "demo/problems/"):
         _open(page, demo_site, path)
         ran = page.evaluate("[typeof window.__injected, typeof window.__fromCode]")
         assert ran == ["undefined", "undefined"], path
         assert page.locator("script:not([src]):not([type])").evaluate_all(
             "scripts => scripts.filter(s => s.textContent.includes('__injected')).length") == 0
-    _open(page, demo_site, "demo/map/")
-    answer = page.locator('.dm-card[data-id="D1"]').inner_text()
+    _open(page, demo_site, "demo/D1/")
+    answer = page.locator(".dm-question").inner_text()
     assert '<script>window.__injected = "script"</script>' in answer
     assert "<img src=x onerror=\"window.__injected = 'img'\">" in answer
     assert page.problems == []
@@ -341,11 +598,10 @@ def test_a_script_in_an_answer_does_not_run_from_search_results(page, demo_site,
 
 
 def test_dark_mode_switches_the_palette(page, demo_site, width) -> None:
-    _open(page, demo_site, "demo/map/")
+    _open(page, demo_site, "demo/D1/")
     scheme = page.get_attribute("body", "data-md-color-scheme")
     page.locator("form[data-md-component=palette] label:visible").first.click()
     assert page.get_attribute("body", "data-md-color-scheme") != scheme
     assert page.get_attribute("body", "data-md-color-scheme") in ("slate", "default")
-    page.click("[data-dm-expand]")
-    _shot(page, width, "demo-map-dark" if scheme == "default" else "demo-map-light", full_page=True)
+    _shot(page, width, "demo-d1-dark" if scheme == "default" else "demo-d1-light", full_page=True)
     assert page.problems == []

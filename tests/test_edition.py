@@ -57,3 +57,19 @@ def test_a_problem_whose_code_changed_needs_a_status_recheck(demo) -> None:
     assert [r.status for r in found["G1"].drifted] == ["changed", "missing"]
     assert [r.file for r in found["G1"].moved] == ["src/session.ts"]
     assert [r.status for r in found["D1"].unmoved] == ["ok"]
+
+
+def test_once_settled_later_edits_are_not_the_editions_re_writes(demo) -> None:
+    """`accept` records what an entry said when a person settled it; text edited afterwards (a
+    later review, say) is not counted as a re-write in this edition."""
+    from generator.bump import claim_digest, edition_text
+
+    [demo_map] = load_maps(demo.decisions)
+    [edition] = demo_map.editions
+    settled = (("G1", claim_digest(demo_map.entry("G1"))),)  # G1 was re-written and accepted
+    edition.path.write_text(edition_text(edition.from_version, edition.to_version, edition.date,
+                                         list(edition.citations), edition.probes, settled))
+    assert _verdicts(demo) == {"D1": "moved", "D2": "unchanged", "G1": "rewritten", "P1": "changed"}
+    replace_in(demo.map_folder / "P1.yaml", "including <b>tags</b>", "including <i>tags</i>")
+    replace_in(demo.map_folder / "D2.yaml", "You do, each time", "You do, every time")
+    assert _verdicts(demo) == {"D1": "moved", "D2": "unchanged", "G1": "rewritten", "P1": "changed"}

@@ -219,9 +219,10 @@ def test_killed_at_every_step(command: str, upstream: Project, warm_cache: Path,
                 run = run_main(capsys, *COMMANDS[command], "--decisions", decisions)
                 assert run.code in (0, 1), (where, run.stderr)
                 assert {p: d for p, d in files(decisions).items() if p.endswith(".yaml")} == after, where
-            # Whatever the kill left behind, the next run clears: no temporary file stays.
+            # Whatever the kill left behind, the next run clears: no temporary (nor journal) stays.
             run_main(capsys, "verify", "--decisions", decisions, "--quiet")
-            assert not [p for p in files(decisions) if p.endswith(".tmp")], f"temporaries left, {where}"
+            left = set(files(decisions)) - set(before) - set(after)
+            assert not left, f"files left behind: {sorted(left)}, {where}"
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))
@@ -247,7 +248,8 @@ def test_a_failing_write_at_every_step_changes_nothing(command: str, upstream: P
         assert "Traceback" not in run.stderr
         errors = [ln for ln in run.stderr.splitlines() if ln.startswith("error: ")]
         assert len(errors) == 1, (where, run.stderr)
-        assert "No space left on device" in errors[0] and "nothing was changed" in errors[0], errors[0]
+        assert errors[0].startswith("error: cannot write ") and errors[0].endswith(
+            ": No space left on device; nothing was changed"), errors[0]
         now = files(decisions)
         assert {p: d for p, d in now.items() if p.endswith(".yaml")} == before, where
         assert not [p for p in now if p.endswith(".tmp")], f"temporary files left, {where}"

@@ -238,6 +238,8 @@ def test_accept_records_the_code_a_person_re_read(tmp_path, capsys) -> None:
     new_record = re.search(r"record: .*", text).group()
     assert new_record != old_record and "length: 4" in new_record
     assert verify(capsys, project)[0] == 0
+    # the edition records what the entry said when it was accepted
+    assert re.search(r'\nsettled:\n  D1: "[0-9a-f]{12}"\n', (project.folder / "editions" / "1-to-2.yaml").read_text())
 
 
 def test_the_symbol_memo_keeps_at_most_its_limit(project, capsys, monkeypatch, cache) -> None:

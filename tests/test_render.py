@@ -127,7 +127,8 @@ def test_the_summary_has_every_decision_at_a_glance(pages) -> None:
 
 def test_each_entry_has_its_own_page_with_the_code_and_the_way_back(pages) -> None:
     d1 = pages["demo/D1.md"]
-    assert d1.startswith("---\ntags:\n  - D1\nsearch:\n  boost: 1.0250\n---\n")
+    assert d1.startswith('---\ntitle: "D1 · Is a person asked before a tool&#95;call runs?"\ntags:\n  - D1\n'
+                         'search:\n  boost: 1.0250\n---\n')
     assert "# <span class=\"dm-id\">D1</span> Is a person asked before a <code>tool&#95;call</code> runs? { #d1 " in d1
     assert "[The full map](map.md) › [D · Permission](map.md#group-d)" in d1
     assert '```ts linenums="9"\nasync beforeToolCall(call: ToolCall)' in d1
@@ -181,7 +182,7 @@ def test_entry_pages_link_to_the_extensions_that_change_them(pages) -> None:
 def test_an_id_in_prose_links_to_its_page_and_shows_its_question(demo) -> None:
     replace_in(demo.map_folder / "D2.yaml", "You do, each time", "You do, each time (see D1)")
     pages = render_folder(demo.decisions, demo.pages).pages
-    link = '[D1](D1.md "Is a person asked before a tool&#95;call runs?"){ .dm-ref }'
+    link = '[D1](D1.md#d1 "Is a person asked before a tool&#95;call runs?"){ .dm-ref }'
     assert link in pages["demo/D2.md"]
     assert link in pages["demo/index.md"]  # the summary's answer too
     assert '[D1](../demo/D1.md "' not in pages["extensions/demo-ext.md"]  # not named there
@@ -191,7 +192,7 @@ def test_the_loop_has_a_link_for_every_decision(pages) -> None:
     summary = pages["demo/index.md"]
     figure = summary[summary.index("<figure"):summary.index("</figure>")]
     assert sorted(re.findall(r'<a class="dm-node[^"]*" href="(\w+)\.md"', figure)) == ["D1", "D2", "G1"]
-    assert 'aria-label="D1: Is a person asked before a tool_call runs? Decided by plain code."' in figure
+    assert 'aria-label="D1: Is a person asked before a tool&#95;call runs? Decided by plain code."' in figure
     assert "<script" not in figure and "http" not in figure.replace("http://www.w3.org/2000/svg", "")
     home = pages["index.md"]
     assert 'href="demo/D1.md"' in home  # the home page's copy links from the site's root
@@ -272,6 +273,31 @@ def test_injected_markup_in_an_answer_is_text(pages) -> None:
     assert "<img src=x onerror=\"window.__injected = 'img'\">" in text
     assert "1. This second paragraph starts like a list, but it is text." in text
     assert "You do, each time | a pipe, a {curly} brace and a # hash stay text." in "".join(_html(pages["demo/map.md"]).text)
+
+
+def test_an_entry_page_title_cannot_break_out_of_the_title_element(demo) -> None:
+    """The theme prints a page's title into <title> unescaped; an entry page names its own, escaped."""
+    replace_in(demo.map_folder / "D2.yaml", "question: Who approves a tool that is marked risky?",
+               'question: "Who approves </title><script>alert(1)</script> {{ x }}?"')
+    page = render_folder(demo.decisions, demo.pages).pages["demo/D2.md"]
+    title = page.split("\n")[1]
+    assert title == ('title: "D2 · Who approves &lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt; '
+                     '&#123;&#123; x &#125;&#125;?"')
+
+
+def test_no_page_leaks_markdown_or_template_syntax(demo) -> None:
+    """Every page through Python-Markdown with the site's extensions: nothing of the templates'
+    Markdown (a heading mark, an attribute list, a link) may reach the reader as text. The
+    fixture's answers and the fixed and overruled variants are rendered too."""
+    from generator.page_check import find_leaks
+
+    replace_in(demo.map_folder / "P1.yaml", "status: open, no fix proposed", "status: fixed\n  fixed_in: \"0.9.0\"")
+    replace_in(demo.map_folder / "D1.yaml", "changed_by: >-", "overrides:\n  - by: person\n    when: at a prompt\n"
+               "changed_by: >-")
+    for path, text in render_folder(demo.decisions, demo.pages).pages.items():
+        if not is_download(path):
+            html = markdown.markdown(re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.DOTALL), extensions=SITE_EXTENSIONS)
+            assert find_leaks(html) == [], path
 
 
 def test_allowed_prose_becomes_code_emphasis_and_http_links() -> None:
@@ -513,7 +539,8 @@ def test_the_download_lists_what_changed_in_the_latest_edition(pages) -> None:
 
 
 def test_a_fixed_problem_is_shown_as_fixed_and_not_counted_as_open(demo) -> None:
-    replace_in(demo.map_folder / "P1.yaml", "status: open, no fix proposed", "status: Fixed in 0.9.0 by a change")
+    replace_in(demo.map_folder / "P1.yaml", "status: open, no fix proposed",
+               "status: Fixed by a change\n  fixed_in: \"0.9.0\"")
     pages = render_folder(demo.decisions, demo.pages).pages
     problems = pages["demo/problems.md"]
     assert problems.startswith("# Problems in the code\n\nNothing recorded here goes wrong in demo 1.0.0; one more "
@@ -529,7 +556,7 @@ def test_a_fixed_problem_is_shown_as_fixed_and_not_counted_as_open(demo) -> None
 
 
 def test_a_fix_after_the_pin_leaves_the_problem_open_at_the_pin(demo) -> None:
-    replace_in(demo.map_folder / "P1.yaml", "status: open, no fix proposed", "status: fixed in 1.2.0")
+    replace_in(demo.map_folder / "P1.yaml", "status: open, no fix proposed", "status: fixed\n  fixed_in: \"1.2.0\"")
     pages = render_folder(demo.decisions, demo.pages).pages
     assert pages["demo/problems.md"].startswith("# Problems in the code\n\nOne thing in demo 1.0.0 goes wrong")
     assert '<span class="dm-status dm-status--open">Open at demo 1.0.0; fixed upstream in 1.2.0</span>' in \
@@ -636,3 +663,12 @@ def test_the_opening_of_an_answer_is_whole_sentences() -> None:
         "Yes, e.g. when `a.b. c` is set, the run goes on."
     long = "word " * 80
     assert prose.first_sentences(long, at_most=60).endswith(" …") and len(prose.first_sentences(long, at_most=60)) <= 62
+
+
+def test_a_status_that_only_says_fixed_in_words_does_not_make_a_problem_fixed(demo) -> None:
+    """Only `upstream.fixed_in` says a problem is fixed: prose like "listed as fixed under 0.79.9"
+    about a related report must never turn an open problem green."""
+    replace_in(demo.map_folder / "P1.yaml", "status: open, no fix proposed",
+               "status: a related report is listed as fixed in 0.9.0; this one is not")
+    pages = render_folder(demo.decisions, demo.pages).pages
+    assert '<span class="dm-status dm-status--open">Open at demo 1.0.0</span>' in pages["demo/P1.md"]

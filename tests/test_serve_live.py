@@ -4,6 +4,7 @@ page shows the new text without a restart."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -41,12 +42,31 @@ def wait_for(url: str, text: str, server: subprocess.Popen, log: Path, seconds: 
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            pytest.fail(f"mkdocs serve exited with {server.returncode}:\n{log.read_text()[-3000:]}")
+            pytest.fail(f"mkdocs serve exited with {server.returncode}:\n{excerpt(log)}")
         page = page_text(url)
         if page is not None and text in page:
             return
         time.sleep(0.5)
-    pytest.fail(f"{url} did not show {text!r} within {seconds:.0f} s:\n{log.read_text()[-3000:]}")
+    pytest.fail(f"{url} did not show {text!r} within {seconds:.0f} s:\n{excerpt(log)}")
+
+
+def excerpt(log: Path) -> str:
+    """The start and the end of the server's log (its startup says most)."""
+    lines = log.read_text().splitlines()
+    return "\n".join(lines if len(lines) <= 40 else lines[:20] + ["…"] + lines[-20:])
+
+
+def served_at(server: subprocess.Popen, log: Path, seconds: float) -> str:
+    """The address mkdocs serve says it serves on (under the path of the site's site_url)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"mkdocs serve exited with {server.returncode}:\n{excerpt(log)}")
+        found = re.search(r"Serving on (http://\S+)", log.read_text())
+        if found:
+            return found.group(1).rstrip("/") + "/"
+        time.sleep(0.5)
+    pytest.fail(f"mkdocs serve did not start within {seconds:.0f} s:\n{excerpt(log)}")
 
 
 def test_serve_rebuilds_the_page_after_a_yaml_edit(tmp_path: Path) -> None:
@@ -58,7 +78,7 @@ def test_serve_rebuilds_the_page_after_a_yaml_edit(tmp_path: Path) -> None:
                                   cwd=demo.root, stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
                                   env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT)})
     try:
-        url = f"http://127.0.0.1:{port}/demo/map/"
+        url = served_at(server, log, seconds=120) + "demo/map/"
         wait_for(url, OLD, server, log, seconds=120)
         assert NEW not in (page_text(url) or "")
         replace_in(demo.map_folder / "D1.yaml", OLD, NEW)

@@ -79,7 +79,7 @@ def test_the_built_entry_page_links_the_pinned_code_and_escapes_the_answer(demo,
     html = (site / "demo" / "D1" / "index.html").read_text()
     assert 'href="https://github.com/example/demo/blob/v1.0.0/src/session.ts#L9-L14"' in html
     assert '<h1 class="dm-question-title dm-question-title--code" id="d1">' in html
-    assert "<title>D1 Is a person asked before a tool_call runs? - Demo decision map</title>" in html
+    assert "<title>D1 · Is a person asked before a tool&#95;call runs? - Demo decision map</title>" in html
     assert "<script>window.__injected" not in html
     assert "&lt;script&gt;window.&#95;&#95;injected" in html
     assert "onerror=" not in html.replace("onerror&#61;", "")
@@ -204,3 +204,102 @@ def test_make_site_builds_the_real_map(tmp_path: Path) -> None:
     problems = (site / "pi" / "problems" / "index.html").read_text()
     assert re.search(r'<span class="dm-status dm-status--fixed">Fixed in pi 1\.5\.1</span>', problems)
     assert "bump" not in re.sub(r"<[^>]+>", "", edition + problems + index).lower()
+
+
+# --- what a reader gets from the built site ---------------------------------------------------------
+
+
+def test_the_loop_links_resolve_to_the_entry_pages_on_every_page_that_draws_it(demo, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    assert mkdocs_build(demo.config, site).returncode == 0
+    for page, prefix in (("index.html", "demo/"), ("demo/index.html", ""),
+                         ("extensions/demo-ext/index.html", "../../demo/")):
+        html = (site / page).read_text()
+        figure = html[html.index("<figure"):html.index("</figure>")]
+        links = re.findall(r'<a class="dm-node[^"]*" href="([^"]+)"', figure)
+        assert sorted(links) == [f"{prefix}{i}/" for i in ("D1", "D2", "G1")], page
+        for link in links:  # each one leads to a built page
+            assert (site / page).parent.joinpath(link, "index.html").resolve().is_file(), (page, link)
+
+
+def test_entry_pages_are_built_but_not_listed_in_the_navigation(demo, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    done = mkdocs_build(demo.config, site)
+    assert done.returncode == 0, done.stderr
+    assert (site / "demo" / "P1" / "index.html").is_file()
+    html = (site / "demo" / "map" / "index.html").read_text()
+    nav = html[html.index('<nav class="md-nav md-nav--primary"'):html.index('<div class="md-content"')]
+    assert "D1/" not in nav and "P1/" not in nav and 'href="../problems/"' in nav
+    assert "not included in the" not in done.stderr  # strict mode: no page is left out by mistake
+
+
+def test_a_leaked_attribute_list_or_template_text_fails_the_build(demo, tmp_path: Path) -> None:
+    page = demo.pages / "extensions" / "demo-ext.md"
+    page.write_text(page.read_text() + "\nA paragraph.\n\n{: .dm-where }\n\nAnd {{ a_variable }} left over.\n")
+    done = mkdocs_build(demo.config, tmp_path / "site")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert "Markdown or template text shows on built pages" in done.stderr
+    assert "extensions/demo-ext.md: line" in done.stderr
+    assert "an attribute list ({: …}) that Markdown did not apply" in done.stderr
+    assert "template text" in done.stderr
+
+
+def test_the_leak_check_tells_leaks_from_text_and_code() -> None:
+    assert find_leaks("<p>{: .dm-where }</p>") and find_leaks("<p>x {{ y }}</p>") and find_leaks("<li>[a](b.md)</li>")
+    assert find_leaks("<p>## <span>P1</span> a title { #p1 data-search-exclude }</p>")
+    # braces and hashes from YAML reach the page as entities; code shows what it shows
+    assert find_leaks("<p>&#123;&#123; config &#125;&#125; &#123;: x &#125; &#35;&#35; y, issue #34, C#</p>") == []
+    assert find_leaks("<pre><code>const a = {{b: 1}}; {: x}</code></pre><p>ok</p>") == []
+
+
+def test_the_search_index_has_one_hit_per_entry_and_no_code(demo, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    assert mkdocs_build(demo.config, site).returncode == 0
+    docs = json.loads((site / "search" / "search_index.json").read_text())["docs"]
+    entry_docs = [d for d in docs if re.match(r"demo/[A-Z]\d+/", d["location"])]
+    assert sorted(d["location"] for d in entry_docs) == ["demo/D1/", "demo/D2/", "demo/G1/", "demo/P1/"]
+    d1 = next(d for d in entry_docs if d["location"] == "demo/D1/")
+    assert d1["title"].startswith("D1 Is a person asked") and d1["tags"] == ["D1"]
+    assert "lets the call run" in d1["text"]
+    everything = json.dumps(docs)
+    assert "beforeToolCall(call" not in everything and "approvals = new Map" not in everything  # no code
+    # an ID names its entry only on that entry's page: elsewhere it carries a word joiner
+    others = [d for d in docs if d not in entry_docs]
+    assert not any(re.search(r"(?<![\w-])D1(?![\w-])", d["title"] + d["text"]) for d in others)
+    assert any("D\u20601" in d["title"] + d["text"] for d in others)
+
+
+def test_shaping_the_search_index_keeps_each_id_on_its_own_page() -> None:
+    docs = [{"location": "pi/D1/", "title": "D1 Is it asked?", "text": "see D10 and D1"},
+            {"location": "pi/D10/", "title": "D10 Other", "text": "unlike D1"},
+            {"location": "pi/map/#group-d", "title": "D Permission", "text": "D1, D10, PD1 and D1x"}]
+    shaped = shaped_docs(docs, {"pi/D1/": "D1", "pi/D10/": "D10"})
+    assert shaped[0] == {"location": "pi/D1/", "title": "D1 Is it asked?", "text": "see D\u206010 and D1"}
+    assert shaped[1]["text"] == "unlike D\u20601" and shaped[1]["title"] == "D10 Other"
+    assert shaped[2]["text"] == "D\u20601, D\u206010, PD1 and D1x"
+
+
+def test_the_sitemap_lists_every_page_and_the_404_page_works_under_a_sub_path(demo, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    assert mkdocs_build(demo.config, site).returncode == 0
+    sitemap = (site / "sitemap.xml").read_text()
+    for page in ("", "demo/", "demo/map/", "demo/D1/", "demo/P1/", "extensions/demo-ext/"):
+        assert f"<loc>{DEMO_SITE_URL}{page}</loc>" in sitemap, page
+    missing = (site / "404.html").read_text()
+    # the 404 page is served at any address: its links are absolute paths under the site's sub-path
+    assert 'href="/demo-site/assets/decision-map/decision-map.css"' in missing
+    assert 'href="/demo-site/."' in missing and 'href="/demo-site/demo/map/"' in missing
+    assert not re.search(r'(?:href|src)="\.\.?/', missing)
+
+
+def test_the_logo_and_favicon_are_the_sites_own(demo, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    assert mkdocs_build(demo.config, site).returncode == 0
+    html = (site / "index.html").read_text()
+    assert '<link rel="icon" href="assets/decision-map/favicon.svg">' in html
+    assert 'src="assets/decision-map/logo.svg"' in html
+    assert "assets/images/favicon.png" not in html
+    for asset in ("logo.svg", "favicon.svg"):
+        svg = (site / "assets" / "decision-map" / asset).read_text()
+        assert svg.startswith("<svg") and "<script" not in svg and "href" not in svg

@@ -5,7 +5,7 @@
 //   JavaScript the filters stay hidden and every row shows.
 // - Old links: every decision once had a card on the full map (/pi/map/#d1 or #D1). Such a
 //   link now goes on to the decision's own page. Nothing is fetched from another host.
-// - Material's search box is a dialog with no name; it gets one.
+// - Material's search box and code-block toolbars have no names; they get one.
 (function () {
   "use strict";
 
@@ -15,7 +15,8 @@
     if (!/^[A-Za-z][0-9]{1,4}$/.test(id)) return null;
     var row = document.querySelector('.dm-row[data-id="' + id.toUpperCase() + '"]');
     var link = row && row.querySelector("a.dm-row__link");
-    return link ? link.href : null;
+    // to the question on that page, which is then marked as the target
+    return link ? link.href.replace(/#.*$/, "") + "#" + id.toLowerCase() : null;
   }
 
   function followOldLink() {
@@ -122,16 +123,22 @@
     apply();
   }
 
-  function nameDialogs() {
+  // The theme leaves its search dialog and each code block's toolbar without a name: a screen
+  // reader announces them all alike.
+  function nameUnnamed() {
     Array.prototype.forEach.call(
       document.querySelectorAll('[role="dialog"]:not([aria-label]):not([aria-labelledby])'),
       function (dialog) {
         dialog.setAttribute("aria-label", dialog.classList.contains("md-search") ? "Search" : "Dialog");
       });
+    Array.prototype.forEach.call(document.querySelectorAll("nav.md-code__nav:not([aria-label])"),
+      function (nav, index) {
+        nav.setAttribute("aria-label", "Actions for code block " + (index + 1));
+      });
   }
 
   function setUp() {
-    nameDialogs();
+    nameUnnamed();
     if (document.querySelector(".dm-rows")) {
       if (followOldLink()) return;
       window.addEventListener("hashchange", followOldLink);

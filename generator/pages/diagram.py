@@ -83,7 +83,7 @@ def loop_diagram(groups: tuple[GroupView, ...], href: Callable[[Card], str], *, 
     classes = "dm-loop" + (" dm-loop--ring" if ring else "") + (" dm-loop--focus" if focus else "")
     return (f'<figure class="{classes}" id="dm-loop-{_e(name)}" data-search-exclude>\n' + "\n".join(drawings) + "\n"
             + f'<figcaption id="{_e(caption_id)}">{caption}{_legend(focus)}'
-            + (f' <a href="{_e(table)}">The same decisions as a table</a>.' if table else "")
+            + (f' <a href="{html.escape(table)}">The same decisions as a table</a>.' if table else "")
             + "</figcaption>\n</figure>")
 
 
@@ -259,6 +259,7 @@ def _chip(card: Card, x: float, y: float, w: float, h: float, link: str, focus: 
     if focusing:
         if focus is None:
             state = " dm-node--faded"
+            overrides = ()  # only what the extension changes is drawn in full
         elif focus.kind == "changed":
             who = focus.who or who
             overrides = focus.overrides
@@ -273,7 +274,7 @@ def _chip(card: Card, x: float, y: float, w: float, h: float, link: str, focus: 
     name += "."
     dots = "".join(f'<circle class="dm-dot dm-dot--{_e(o)}" cx="{x + w - 4 - 9 * i:g}" cy="{y + 4:g}" r="4.5"/>'
                    for i, o in enumerate(overrides))
-    return (f'<a class="dm-node dm-node--{_e(who)}{state}" href="{_e(link)}" aria-label="{_e(name)}">'
+    return (f'<a class="dm-node dm-node--{_e(who)}{state}" href="{html.escape(link)}" aria-label="{_e(name)}">'
             f"<title>{_e(name)}</title>"
             f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" rx="5"/>'
             f'<text x="{x + w / 2:g}" y="{y + h / 2 + 4.5:g}" text-anchor="middle">{_e(entry.id)}</text>'
@@ -285,4 +286,6 @@ def _plain(text: str) -> str:
 
 
 def _e(text: str) -> str:
-    return html.escape(str(text), quote=True)
+    """Text from YAML in raw HTML: escaped, and inert to Markdown and templates (an address is
+    written with html.escape instead: it is generated, and its # must stay a #)."""
+    return prose.html_text(text)

@@ -6,6 +6,7 @@ escaping, ``finalize``), so it is text, whatever it holds.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -55,6 +56,7 @@ def environment(kind: str) -> Environment:
         who_short=lambda who: WHO_SHORT[who],
         who_phrase=lambda who: WHO_PHRASE[who],
         count=count,
+        front_matter_title=lambda value: Markup(json.dumps(prose.html_text(prose.words(str(value))), ensure_ascii=False)),
         sentence=lambda value: value if str(value).rstrip()[-1:] in (".", "!", "?", "") else str(value).rstrip() + ".",
     )
     env.globals.update(WHO=WHO, VERDICTS=VERDICTS, number_word=number_word, count=count, span=span,

@@ -33,7 +33,6 @@ WHO_ABOUT = {
 DOWNLOADS = "downloads"  # pages under this folder are files to download, not pages to render
 OPEN_CODE_LINES = 40  # a cited range up to this long shows open on its entry's page
 _SEVERITY = ("unchanged", "moved", "changed", "rewritten")  # what happened to an entry, mildest first
-_FIXED = re.compile(r"\bfixed in (?:pi |release |version )?v?(\d+(?:\.\d+)+)", re.IGNORECASE)
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -327,9 +326,10 @@ class MapView:
         return f"{entry_id}.md"
 
     def link(self, entry_id: str, base: str = "") -> tuple[str, str] | None:
-        """An entry ID in prose as a link: its page from ``base`` and its headline (None: no such entry)."""
+        """An entry ID in prose as a link: its question from ``base``, and its headline (None: no such entry)."""
         card = self.cards.get(entry_id)
-        return (base + self.href(entry_id), prose.words(card.headline)) if card else None
+        # to the question itself (the page's heading), so landing on it marks it as the target
+        return (f"{base}{self.href(entry_id)}#{card.anchor}", prose.words(card.headline)) if card else None
 
     def neighbours(self, card: Card) -> tuple[Card | None, Card | None]:
         """The entries before and after this one, in the order of the map's pages."""
@@ -380,16 +380,10 @@ def map_view(decision_map: DecisionMap, trees: Trees, resolutions: list[Resoluti
 
 
 def fixed_in(entry: Entry) -> str | None:
-    """The release that fixed a problem: a structured field when the data has one, else the
-    release named by its upstream status ("Fixed in 1.5.1 by …")."""
-    if entry.kind != "problem":
+    """The release that fixed a problem (its `upstream.fixed_in`): data, never read out of prose."""
+    if entry.kind != "problem" or entry.upstream is None:
         return None
-    upstream = entry.upstream
-    structured = getattr(entry, "fixed_in", None) or getattr(upstream, "fixed_in", None)
-    if structured:
-        return str(structured)
-    found = _FIXED.search(upstream.status) if upstream else None
-    return found.group(1) if found else None
+    return entry.upstream.fixed_in
 
 
 def _review(decision_map: DecisionMap, entry: Entry, editions: tuple[EditionView, ...]) -> ReviewView | None:
