@@ -350,14 +350,17 @@ def _parse(path: Path, problems: list[Problem]) -> yaml.Node | None:
     return nodes[0]
 
 
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
 def _bracket_depth(text: str) -> int:
     """Deepest nesting of flow brackets or indentation, checked before the parser sees the text."""
     depth = deepest = 0
-    for char in text:
-        if char in "[{":
+    for bracket in _BRACKETS.findall(text):  # only the brackets: most of a file is none
+        if bracket in "[{":
             depth += 1
             deepest = max(deepest, depth)
-        elif char in "]}":
+        else:
             depth = max(0, depth - 1)
     indents = {len(ln) - len(ln.lstrip(" ")) for ln in text.splitlines() if ln.strip()}
     return max(deepest, len(indents))
@@ -589,10 +592,16 @@ def _construct(node: yaml.ScalarNode) -> Any:
     """The Python value of a scalar as YAML reads it (42 is a number, yes is a bool)."""
     if node.tag == "tag:yaml.org,2002:str":
         return node.value
+    construct = _CONSTRUCTOR.yaml_constructors.get(node.tag)
     try:
-        return yaml.SafeLoader("").construct_object(node)
+        # the tag's own function: construct_object() would also keep every node it ever saw
+        return construct(_CONSTRUCTOR, node) if construct else node.value
     except (yaml.YAMLError, ValueError):
         return node.value
+
+
+# One constructor for every scalar (making a loader per value cost more than the rest of loading).
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
 
 def _closest(key: str, options: dict) -> str | None:
