@@ -33,16 +33,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts" / "mutation"
 EQUIVALENTS = ROOT / "bench" / "mutation-equivalents.md"
-# The core and, for the command line, the functions that decide verdicts and print them (its
-# argument parsing is covered by the usage tests, not worth a mutant each).
+# The core and, for the command line, the functions that decide verdicts and exit codes (its
+# argument parsing is covered by the usage tests, not worth a mutant each). The order is the
+# order of priority: the first six are the ones a short run covers first.
 CORE = {
-    "generator/resolve.py": ["*"], "generator/verify.py": ["*"], "generator/rewrite.py": ["*"],
-    "generator/bump.py": ["*"], "generator/prose.py": ["*"], "generator/load.py": ["*"],
-    "generator/schema.py": ["*"],
-    "generator/cli.py": ["main", "_verify", "_print_github", "_print_table", "_fix", "_bump", "_accept",
-                         "_render", "_source"],
+    "generator/resolve.py": ["*"], "generator/verify.py": ["*"], "generator/record.py": ["*"],
+    "generator/report.py": ["*"], "generator/prose.py": ["*"], "generator/load.py": ["*"],
+    "generator/rewrite.py": ["*"], "generator/bump.py": ["*"], "generator/schema.py": ["*"],
+    "generator/edition.py": ["*"],
+    "generator/cli.py": ["main", "_verify", "_fix", "_record", "_bump", "_accept", "_probe", "_render", "_source"],
 }
-COPIED = ["generator", "tests", "pyproject.toml", "decisions", "schema", "site_src", "mkdocs.yml", ".github", ".ci",
+COPIED = ["generator", "tests", "bench", "pyproject.toml", "decisions", "schema", "site_src", "mkdocs.yml", ".github", ".ci",
           ".pre-commit-config.yaml", "Makefile", "README.md", "CONTRIBUTING.md", "requirements.lock"]
 # mutmut's exit codes of a mutant's test run (mutmut.stats.status_by_exit_code)
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped", 36: "timeout",
@@ -56,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutants tested at once")
     parser.add_argument("--min-score", type=float, default=90.0, help="lowest score a module may have (percent)")
     parser.add_argument("--report-only", action="store_true", help="report the last run in --work again")
+    parser.add_argument("--reuse", action="store_true", help="run in the copy already in --work (its tests and "
+                        "configuration as they are there), instead of copying the project anew")
     parser.add_argument("--tests", nargs="+", metavar="PATH", help="run these tests instead of the configured "
                         "selection (pyproject.toml, pytest_add_cli_args_test_selection)")
     parser.add_argument("--deselect", action="append", default=[], metavar="NODEID",
@@ -68,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
 
     seconds = None
     if not args.report_only:
-        copy_project(args.work, args.deselect, args.tests)
+        if not args.reuse:
+            copy_project(args.work, args.deselect, args.tests)
         started = time.monotonic()
         names = [f"{dotted(m)}.{pattern_of(f)}" for m in modules for f in CORE[m]]
         done = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs), *names],
@@ -137,9 +141,12 @@ def results(work: Path, modules: list[str]) -> tuple[list[dict], dict[str, list[
         meta = work / "mutants" / f"{module}.meta"
         if not meta.is_file():
             continue
-        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        data = json.loads(meta.read_text())
+        codes = data["exit_code_by_key"]
         wanted = [re.compile(fnmatch_to_regex(f"{dotted(module)}.{pattern_of(f)}")) for f in CORE[module]]
         codes = {name: code for name, code in codes.items() if any(w.fullmatch(name) for w in wanted)}
+        # the time the module's mutants kept a worker busy (each mutant's test run, summed)
+        busy = sum(s for name, s in (data.get("durations_by_key") or {}).items() if name in codes and s)
         counts: dict[str, int] = {}
         for name, code in codes.items():
             status = STATUS.get(code, "suspicious")
@@ -151,7 +158,7 @@ def results(work: Path, modules: list[str]) -> tuple[list[dict], dict[str, list[
                                    key=natural)
         rows.append({"module": module, "mutants": checked, "killed": counts.get("killed", 0),
                      "timeout": counts.get("timeout", 0), "survived": counts.get("survived", 0),
-                     "no tests": counts.get("no tests", 0), "other": checked - sum(
+                     "no tests": counts.get("no tests", 0), "busy": busy, "other": checked - sum(
                          counts.get(s, 0) for s in ("killed", "timeout", "survived", "no tests"))})
     return rows, survivors
 
@@ -174,8 +181,8 @@ def read_equivalents() -> dict[str, str]:
 
 
 def render_report(rows, survivors, explained, seconds, args) -> str:
-    lines = ["| module | mutants | killed | survived | explained equivalent | score | score with equivalents |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| module | mutants | killed | survived | explained equivalent | score | score with equivalents "
+             "| worker time |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for row in rows:
         detected = row["killed"] + row["timeout"]  # a mutant that hangs the tests is noticed too
         left = survivors.get(row["module"], [])
@@ -183,10 +190,11 @@ def render_report(rows, survivors, explained, seconds, args) -> str:
         raw = 100 * detected / row["mutants"]
         row["score"] = 100 * (detected + equivalent) / row["mutants"]
         lines.append(f"| {row['module']} | {row['mutants']} | {detected} | {len(left)} | {equivalent} | "
-                     f"{raw:.1f}% | {row['score']:.1f}% |")
+                     f"{raw:.1f}% | {row['score']:.1f}% | {row['busy'] / 60:.1f} min |")
     when = f"{seconds / 60:.1f} min" if seconds is not None else "(time: see the run that made these results)"
     lines += ["", f"mutmut {mutmut_version()}, {args.jobs} mutants at a time, {when}. Killed includes timeouts; "
-              "survived includes mutants no selected test reaches."]
+              "survived includes mutants no selected test reaches. Worker time: the module's mutants' test runs "
+              "added up (divide by the mutants tested at once for its share of the wall time)."]
     return "\n".join(lines)
 
 

@@ -4,8 +4,12 @@ The renderer writes YAML text with every character that could be syntax turned i
 (``{`` as ``&#123;``, ``#`` as ``&#35;``), so in a built page's HTML source a literal ``{:`` or
 ``{ #id }`` (an attribute list that Markdown did not apply), ``## `` at the start of a line (a
 heading it did not read), ``{{``/``{%``/``{#`` (template text) or ``](…`` (a link it did not read)
-outside code can only come from a template or a hand-written page that went wrong. The
-site build fails on it, naming the page and what leaked, instead of publishing it.
+outside code can only come from a template or a hand-written page that went wrong. So can a
+line that starts with a list marker (``- ``, ``* ``, ``+ ``, ``1. ``) or a table row (``| a | b``,
+``|---|``): YAML prose has its ``*``, ``+`` and ``|`` as entities and a ``-`` or a number that
+would open a paragraph guarded, so such a line is a list or a table Markdown did not read (a
+template that lost the blank line before it, say). The site build fails on it, naming the page
+and what leaked, instead of publishing it.
 """
 
 from __future__ import annotations
@@ -19,7 +23,18 @@ _LEAKS = (
     (re.compile(r"\{[{%#]|[%}]\}"), "template text ({{ … }}, {% … %} or {# … #})"),
     (re.compile(r"\]\((?:https?://|[^)\s]*\.md\b)"), "a Markdown link that was not turned into a link"),
 )
+# These need a line of their own: a "- " or a "|" inside a sentence is ordinary text.
+_LINE_LEAKS = (
+    (re.compile(r"(?:^|\n)[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+(?=\S|$)"),
+     "a Markdown list item that was not turned into a list"),
+    (re.compile(r"(?:^|\n)[ \t]*\|[^\n]*\||(?:^|\n)[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*\|"),
+     "a Markdown table row that was not turned into a table"),
+)
 _CODE = {"code", "pre", "script", "style", "textarea"}  # text here is shown as written, on purpose
+# after one of these opens or closes, the text that follows starts a line as the reader sees it
+_BLOCK = {"address", "article", "aside", "blockquote", "body", "br", "dd", "details", "div", "dl", "dt",
+          "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li",
+          "main", "nav", "ol", "p", "section", "summary", "table", "tbody", "td", "th", "thead", "tr", "ul"}
 
 
 def find_leaks(html: str) -> list[str]:
@@ -28,11 +43,14 @@ def find_leaks(html: str) -> list[str]:
     reader.feed(html)
     reader.close()
     found = []
-    for line, text in reader.texts:
-        for pattern, what in _LEAKS:
-            for match in pattern.finditer(text):
+    for line, text, starts_line in reader.texts:
+        # text that follows an inline tag on the same line cannot start a list item or a row
+        checked = ((pattern, what, text) for pattern, what in _LEAKS)
+        lines = ((pattern, what, text if starts_line else "\0" + text) for pattern, what in _LINE_LEAKS)
+        for pattern, what, seen in (*checked, *lines):
+            for match in pattern.finditer(seen):
                 start = max(0, match.start() - 30)
-                context = " ".join(text[start:match.end() + 30].split())
+                context = " ".join(seen[start:match.end() + 30].replace("\0", "").split())
                 found.append(f"line {line}: {what}: …{context}…")
     return found
 
@@ -43,17 +61,31 @@ class _VisibleText(HTMLParser):
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=False)
-        self.texts: list[tuple[int, str]] = []
+        self.texts: list[tuple[int, str, bool]] = []  # (line, text, whether it starts a line)
         self._inside: list[str] = []
+        self._line_start = True
 
     def handle_starttag(self, tag, attrs) -> None:
         if tag in _CODE:
             self._inside.append(tag)
+        self._line_start = tag in _BLOCK
+
+    def handle_startendtag(self, tag, attrs) -> None:
+        self._line_start = tag in _BLOCK
 
     def handle_endtag(self, tag) -> None:
         if self._inside and self._inside[-1] == tag:
             self._inside.pop()
+        self._line_start = tag in _BLOCK
 
     def handle_data(self, data) -> None:
         if not self._inside and data.strip():
-            self.texts.append((self.getpos()[0], data))
+            self.texts.append((self.getpos()[0], data, self._line_start))
+        if data.strip():
+            self._line_start = data.rstrip(" \t").endswith("\n")
+
+    def handle_entityref(self, name) -> None:
+        self._line_start = False
+
+    def handle_charref(self, name) -> None:
+        self._line_start = False

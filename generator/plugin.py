@@ -15,10 +15,13 @@ switched on when ``mkdocs.yml`` does not list them. Any bad entry or drifted cit
 build with one line per problem, ``path:line: what is wrong``; so does a built page that shows
 Markdown or template syntax as text (:mod:`generator.page_check`). After the build, the search
 index is shaped so that an entry's ID finds that entry first (:mod:`generator.search_index`).
+The theme's 404 page is replaced by one that offers ways on (``theme/404.html``), and its logo
+gets an empty alt text: the link around it already says where it goes.
 """
 
 from __future__ import annotations
 
+import html
 import logging
 import re
 from pathlib import Path, PurePosixPath
@@ -31,6 +34,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
+from . import prose
 from .errors import DecisionMapError, InputError
 from .model import DecisionMap
 from .page_check import find_leaks
@@ -41,6 +45,7 @@ from .verify import Trees
 log = logging.getLogger("mkdocs.plugins.decision-map")
 
 ASSETS = Path(__file__).parent / "assets"
+THEME = Path(__file__).parent / "theme"  # the theme's pieces this site words its own way (404, logo)
 ASSET_URI = "assets/decision-map/"
 REQUIRED_EXTENSIONS = ("attr_list", "md_in_html", "tables", "pymdownx.highlight", "pymdownx.superfences")
 # a relative link to a page in raw HTML (the loop drawing), which MkDocs leaves as written
@@ -94,6 +99,8 @@ class DecisionMapPlugin(BasePlugin[Config]):
         for name in REQUIRED_EXTENSIONS:
             if name not in config.markdown_extensions:
                 config.markdown_extensions.append(name)
+        # after a custom_dir of mkdocs.yml, which still wins, and before the theme itself
+        config.theme.dirs.insert(1 if config.theme.custom_dir else 0, str(THEME))
         config.extra_css.append(ASSET_URI + "decision-map.css")
         config.extra_javascript.append(c.ExtraScriptValue(ASSET_URI + "decision-map.js"))
         config.extra_javascript[-1].defer = True
@@ -119,6 +126,14 @@ class DecisionMapPlugin(BasePlugin[Config]):
         self.files = files
         self.leaks = []
         return files
+
+    def on_env(self, env, /, *, config: MkDocsConfig, files: Files):
+        """The 404 page's ways on: each map's summary, full map and problems (see theme/404.html)."""
+        maps = self.site.maps if self.site else ()
+        env.globals["decision_map_ways"] = not_found_ways(maps, files)
+        first = next(((m.name, m.decisions[0].id) for m in maps if m.decisions), None)
+        env.globals["decision_map_example"] = html.escape(f"{first[0]}/{first[1]}/") if first else ""
+        return env
 
     def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Resolve the ``.md`` links that MkDocs leaves alone because they are in raw HTML."""
@@ -175,6 +190,21 @@ class _Download(File):
 
     def is_documentation_page(self) -> bool:
         return False
+
+
+def not_found_ways(maps, files: Files) -> list[dict[str, str]]:
+    """Where a reader who followed a stale link can go on: each map's main pages, by URL from the
+    site's root, with titles escaped (the theme's templates do not escape)."""
+    ways = []
+    for decision_map in maps:
+        title = prose.words(decision_map.title)
+        for path, label, about in ((f"{decision_map.name}/index.md", f"{title}, in short", "the summary"),
+                                   (f"{decision_map.name}/map.md", "The full map", "every decision, one row each"),
+                                   (f"{decision_map.name}/problems.md", "Problems in the code", "")):
+            found = files.get_file_from_path(path)
+            if found is not None:
+                ways.append({"url": found.url or ".", "title": html.escape(label), "about": html.escape(about)})
+    return ways
 
 
 def failure_message(err: DecisionMapError) -> str:

@@ -48,7 +48,14 @@ def _parser() -> MarkdownIt:
     return md
 
 
-_MD = _parser()
+_MD: MarkdownIt | None = None  # made on first use, not at import (so mutation testing can reach _parser)
+
+
+def _markdown() -> MarkdownIt:
+    global _MD
+    if _MD is None:
+        _MD = _parser()
+    return _MD
 
 
 @dataclass(frozen=True)
@@ -85,7 +92,7 @@ def parse(text: str) -> tuple[Span, ...]:
     """Spans of one paragraph (whitespace already collapsed)."""
     if not text:
         return ()
-    [inline] = [t for t in _MD.parseInline(text) if t.type == "inline"]
+    [inline] = [t for t in _markdown().parseInline(text) if t.type == "inline"]
     return tuple(_merge(_spans(iter(inline.children or []), closing=None)))
 
 
@@ -104,7 +111,11 @@ def _spans(tokens: Iterator[Token], closing: str | None) -> list[Span]:
             out.append(Emphasis(tuple(_merge(_spans(tokens, kind.replace("_open", "_close")))),
                                 kind == "strong_open"))
         elif kind == "link_open":
-            out.append(Link(tuple(_merge(_spans(tokens, "link_close"))), str(token.attrs["href"])))
+            children = tuple(_merge(_spans(tokens, "link_close")))
+            url = str(token.attrs["href"])
+            # `[x]()`: markdown-it makes an empty destination a link without asking validateLink;
+            # it is no http(s) address, so it stays text like any other
+            out += [Link(children, url)] if url else [Text("["), *children, Text("]()")]
         elif kind in ("softbreak", "hardbreak"):
             out.append(Text(" "))
         else:  # nothing else is switched on; should a rule slip through, its text stays text
@@ -180,8 +191,9 @@ def _site_text_with_links(text: str, links: EntryLinks | None) -> str:
         href, headline = (target, "") if isinstance(target, str) else target
         out.append(text[last:match.start()].translate(_SITE_TABLE))
         # An ID and a generated path: nothing to escape there. The headline becomes the link's
-        # title (Markdown's own link title, so no raw HTML), escaped like any text of the site.
-        title = f' "{site_text(headline)}"' if headline else ""
+        # title (Markdown's own link title, so no raw HTML), escaped like any text of the site, and
+        # its `"` as an entity: a quote followed by `)` would end the title and the link early.
+        title = f' "{site_text(headline).replace(chr(34), "&quot;")}"' if headline else ""
         out.append(f"[{match.group()}]({href}{title}){{ .dm-ref }}")
         last = match.end()
     out.append(text[last:].translate(_SITE_TABLE))

@@ -24,6 +24,7 @@ Page paths (for a map in ``decisions/pi/``)::
 from __future__ import annotations
 
 import html
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -36,7 +37,7 @@ from .errors import DriftError, InputError, Problem
 from .model import DecisionMap
 from .pages.diagram import Focus, loop_diagram
 from .pages.editions import EDITIONS
-from .pages.environment import environment
+from .pages.environment import environment, file_size
 from .pages.views import DOWNLOADS, WHO_ABOUT, GroupView, MapView, OverlayView, gallery_view, map_view
 from .verify import Resolution, Trees, verify_map
 
@@ -103,11 +104,13 @@ def _render_map(decision_map: DecisionMap, trees: Trees, pages_dir: Path | None,
     site, download = environment("site"), environment("markdown")
     name = decision_map.name
     loop = Markup(_diagram(view, "", "summary", table="#at-a-glance"))
+    export = download.get_template("export.md.j2").render(m=view)
+    site.globals["download_size"] = file_size(len(export.encode("utf-8")))  # shown next to its link
     pages = {
         f"{name}/index.md": site.get_template("summary.md.j2").render(m=view, loop=loop),
         f"{name}/map.md": site.get_template("map.md.j2").render(m=view),
         f"{name}/census.md": site.get_template("census.md.j2").render(m=view),
-        view.download: download.get_template("export.md.j2").render(m=view),
+        view.download: export,
     }
     entry_page = site.get_template("entry.md.j2")
     for card in view.cards.values():
@@ -122,7 +125,8 @@ def _render_map(decision_map: DecisionMap, trees: Trees, pages_dir: Path | None,
         focus = _focus(overlay)
         drawing = Markup(_diagram(view, f"../{name}/", f"ext-{overlay.name}", focus=focus, overlay=overlay))
         table = site.get_template("overlay.md.j2").render(m=view, o=overlay, loop=drawing).strip("\n")
-        pages[overlay.page] = _extension_page(overlay, table, pages_dir, view)
+        pin = site.get_template("_site.md.j2").module.pin(view, f"../{name}/")
+        pages[overlay.page] = _extension_page(overlay, table, pages_dir, view, pin)
     return dict(sorted(pages.items())), view
 
 
@@ -247,15 +251,16 @@ def _diagram(view: MapView, base: str, name: str, *, table: str | None = None,
     if len(groups) >= 3:
         start, loop, end = groups[0], groups[1:-1], groups[-1]
         caption = (f"How a run of {_e(view.name)} goes: it starts ({_stage(start)}), goes round the loop once per "
-                   f"turn ({', '.join(_stage(g) for g in loop)}) and ends ({_stage(end)}). Each square is one "
-                   "decision, placed where it happens and coloured by who decides; select it to read it.")
+                   f"turn ({', '.join(_stage(g) for g in loop)}) and ends ({_stage(end)}). Each tile is one "
+                   "decision, placed where it happens; its colour and its shape say who decides. Select "
+                   "one to read it.")
     else:
-        caption = ("The decisions of " + _e(view.name) + ", stage by stage, each coloured by who decides; "
-                   "select one to read it.")
+        caption = ("The decisions of " + _e(view.name) + ", stage by stage; the colour and the shape of each "
+                   "tile say who decides. Select one to read it.")
     if overlay is not None:
         changed = sum(f.kind == "changed" for f in (focus or {}).values())
         caption = (f"The decisions {_e(overlay.name)} changes, in {_e(view.name)}’s loop: {changed} "
-                   f"coloured by who decides with {_e(overlay.name)} installed; the others faded. ") + caption
+                   f"drawn with who decides once {_e(overlay.name)} is installed; the others faded. ") + caption
     return loop_diagram(groups, lambda card: base + view.href(card.id), name=name, caption=caption, table=table,
                         focus=focus)
 
@@ -268,11 +273,11 @@ def _e(text: str) -> str:
     return prose.html_text(text)
 
 
-def _extension_page(overlay: OverlayView, table: str, pages_dir: Path | None, view: MapView) -> str:
+def _extension_page(overlay: OverlayView, table: str, pages_dir: Path | None, view: MapView, pin: str) -> str:
     hand_written = pages_dir / overlay.page if pages_dir else None
     if hand_written is None or not hand_written.is_file():
         return environment("site").get_template("extension.md.j2").render(m=view, o=overlay, table=Markup(table))
-    text = hand_written.read_text(encoding="utf-8")
+    text = _with_pin(_with_description(hand_written.read_text(encoding="utf-8"), overlay), pin)
     lines = text.split("\n")
     slots = [i for i, line in enumerate(lines) if line.strip() == OVERLAY_SLOT]
     if len(slots) != 1:
@@ -282,6 +287,26 @@ def _extension_page(overlay: OverlayView, table: str, pages_dir: Path | None, vi
                                   f"table of the decisions {overlay.name} changes goes")])
     lines[slots[0]] = table
     return "\n".join(lines)
+
+
+def _with_description(text: str, overlay: OverlayView) -> str:
+    """A hand-written page without front matter gets a description from its overlay's summary
+    (for search engines and link previews); one with front matter is left as written."""
+    summary = overlay.overlay.summary
+    if text.startswith("---\n") or not summary:
+        return text
+    described = json.dumps(prose.html_text(prose.words(f"{overlay.name}: {summary}")), ensure_ascii=False)
+    return f"---\ndescription: {described}\n---\n\n{text}"
+
+
+def _with_pin(text: str, pin: str) -> str:
+    """The map's strip (its version and its main pages) under the page's first heading, as on
+    the map's own pages; a page without a "# " heading gets it first."""
+    lines = text.split("\n")
+    at = next((i + 1 for i, line in enumerate(lines) if line.startswith("# ")), 0)
+    if at == 0 and lines and lines[0] == "---":  # after the front matter
+        at = next((i + 1 for i, line in enumerate(lines[1:], 1) if line == "---"), 0)
+    return "\n".join(lines[:at] + ["", str(pin), ""] + lines[at:])
 
 
 def _nav_paths(item) -> list[str]:

@@ -537,7 +537,7 @@ def _same_tokens(source: SourceFile, anchor: Anchor, target: SourceFile, rows: t
 def _best_rows(anchor: Anchor, source: SourceFile, target: SourceFile,
                scopes: list[tuple[int, int]]) -> tuple[int, int] | None:
     """Map the cited rows through a line diff of the anchor's old and new text."""
-    if not scopes:
+    if not scopes or not target.line_count:  # an empty file has no line to point at
         return None
     scope = scopes[anchor.symbol_index] if len(scopes) > anchor.symbol_index else scopes[0]
     old_scope_start = anchor.first + anchor.lead - anchor.offset

@@ -251,13 +251,21 @@ class Run:
         return [ln for ln in self.stderr.splitlines() if ln.strip() and not ln.startswith("fetching ")]
 
 
-def run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> Run:
-    """Run ``python -m generator`` in a subprocess (the environment is the test's, plus ``env``)."""
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+def python_env(**extra: str) -> dict[str, str]:
+    """The test's environment for a Python subprocess that imports this checkout's ``generator``
+    (``PYTHONPATH``), plus ``extra``."""
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), **extra}
     if environment.get("MUTANT_UNDER_TEST") == "stats":
         # mutmut's first pass records which tests reach which function, in its own process only;
-        # a subprocess (whose working directory may have no mutmut configuration) runs plain code.
+        # a subprocess (whose working directory has no mutmut configuration) runs plain code.
+        # While a mutant is tested, a subprocess runs that mutant too, as the test's process does.
         environment["MUTANT_UNDER_TEST"] = ""
+    return environment
+
+
+def run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> Run:
+    """Run ``python -m generator`` in a subprocess (the environment is the test's, plus ``env``)."""
+    environment = python_env(**(env or {}))
     done = subprocess.run([sys.executable, "-m", "generator", *map(str, args)], cwd=cwd or ROOT,
                           capture_output=True, text=True, env=environment, timeout=600)
     return Run(done.returncode, done.stdout, done.stderr)

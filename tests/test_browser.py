@@ -37,7 +37,7 @@ BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networkin
                 "--disable-component-update", "--disable-sync"]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 WIDTHS = (1280, 390)
-REAL_SITE_URL = "https://example.org/pi-decision-map/"  # what the real site is built for here
+REAL_SITE_URL = "http://127.0.0.1:8000/pi-decision-map/"  # a sub-path, as a project site is published
 D1_PERMALINK = ("https://github.com/earendil-works/pi/blob/v1.6.0/packages/coding-agent/src/core/"
                 "agent-session.ts#L723-L746")
 DEMO_PAGES = ("", "demo/", "demo/map/", "demo/D1/", "demo/P1/", "demo/problems/", "demo/census/",
@@ -310,6 +310,14 @@ def test_the_404_page_works_under_the_sites_sub_path(page, demo_site, width) -> 
     for link in inside:
         with urlopen(link) as answer:
             assert answer.status == 200, link
+    # a way on: home, the map's summary and full map, and a search for what the address asked for
+    ways = page.locator("article ul.dm-not-found a")
+    assert ways.all_inner_texts()[:3] == ["The home page", "How demo decides, in short", "The full map"]
+    search = page.locator("a[data-dm-not-found-search]")
+    assert search.get_attribute("href").endswith("?q=page")
+    search.click()
+    page.wait_for_selector("input.md-search__input:focus")
+    assert page.input_value("input.md-search__input") == "page"
 
 
 # --- landing on a decision --------------------------------------------------------------------------------
@@ -335,17 +343,52 @@ def test_without_script_an_old_link_lands_on_the_row(browser, demo_site, width) 
     context.close()
 
 
+def _tip(page, link) -> dict:
+    """The question box a focused "see C2" link shows, where it is, and the link's own box."""
+    return link.evaluate("""a => {
+        const tip = document.querySelector(".dm-tip");
+        const box = tip && !tip.hidden ? tip.getBoundingClientRect() : null;
+        const own = a.getBoundingClientRect();
+        return {text: box ? tip.textContent : null, left: box && box.left, right: box && box.right,
+                inside: Boolean(tip && a.contains(tip)), linkHeight: own.height, width: innerWidth,
+                overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth};
+    }""")
+
+
 def test_a_see_link_shows_the_question_and_lands_on_it(page, demo_site, width) -> None:
     _open(page, demo_site, "demo/D1/")
     see = page.locator("a.dm-ref", has_text="D2").first
     assert see.get_attribute("title") == "Who approves a tool that is marked risky?"  # on hover
     see.focus()
-    shown = see.evaluate("a => getComputedStyle(a, '::after').content")
-    assert "Who approves a tool that is marked risky?" in shown  # on keyboard focus
+    tip = _tip(page, see)  # on keyboard focus
+    assert tip["text"] == "Who approves a tool that is marked risky?", tip
+    assert 0 <= tip["left"] and tip["right"] <= tip["width"] and tip["overflow"] == 0, tip
+    assert not tip["inside"] and tip["linkHeight"] < 40, tip  # the focus ring stays around the link
     _shot(page, width, "demo-see-focus")
+    page.keyboard.press("Escape")
+    assert _tip(page, see)["text"] is None  # dismissed without moving the focus
     see.click()
     page.wait_for_url("**/demo/D2/#d2")
     _assert_landed(_landed(page, "h1#d2"))
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("path", ["pi/D1/", "pi/"])
+def test_every_see_link_shows_its_question_inside_the_window(page, real_site, width, path) -> None:
+    """Each "see C2" link of a page, focused from the keyboard: its question shows, whole, inside
+    the window (none runs off a phone's screen or off the right edge at 1280 px), and the page
+    never gains a sideways scroll."""
+    _open(page, real_site, path)
+    links = page.locator("a.dm-ref[title]")
+    assert links.count() >= 5
+    for i in range(links.count()):
+        link = links.nth(i)
+        link.focus()
+        tip = _tip(page, link)
+        assert tip["text"] == link.get_attribute("title"), (i, tip)
+        assert tip["left"] >= 0 and tip["right"] <= tip["width"] and tip["overflow"] == 0, (i, tip)
+        assert not tip["inside"], tip
+    _shot(page, width, f"pi-{_name(path)}-see-focus")
 
 
 def test_a_heading_anchor_is_not_under_the_header_and_is_marked(page, demo_site, width) -> None:
@@ -384,6 +427,25 @@ def test_filters_show_the_right_rows_and_are_kept_in_the_address(page, demo_site
     page.select_option("[data-dm-group]", "")
     assert _visible_rows(page) == ["D1", "D2", "G1"] and page.url.endswith("demo/map/")
     assert page.inner_text("[data-dm-count]") == "Showing all 3 decisions."
+    assert page.problems == []
+
+
+def test_a_contents_link_to_a_group_the_filters_hide_says_so_and_shows_it(page, demo_site, width) -> None:
+    _open(page, demo_site, "demo/map/?who=person&group=D")
+    assert _visible_rows(page) == ["D2"]
+    # the contents (beside the page at 1280, in the drawer on a phone) still lists group G
+    page.evaluate("document.querySelector('.md-nav--secondary a[href=\"#group-g\"]').click()")
+    notice = page.locator(".dm-toolbar__hidden")
+    assert notice.is_visible() and "is hidden by the filters" in notice.inner_text()
+    assert "Ending a run" in notice.inner_text()
+    assert page.url.endswith("?who=person&group=D")  # nothing changed behind the reader's back
+    show = notice.locator("button")
+    assert page.evaluate("document.activeElement.textContent") == show.inner_text()  # focus moved to the offer
+    _shot(page, width, "demo-map-hidden-group")
+    show.click()
+    assert _visible_rows(page) == ["D1", "D2", "G1"] and not notice.is_visible()
+    assert page.url.endswith("demo/map/#group-g")
+    _assert_landed(_landed(page, "#group-g"))
     assert page.problems == []
 
 
@@ -478,7 +540,7 @@ def test_the_loop_has_a_link_for_every_decision_on_the_summary(page, real_site, 
     # reachable by keyboard, with a visible focus ring
     node = page.locator(".dm-loop__svg a.dm-node:visible").first
     node.focus()
-    assert node.evaluate("a => getComputedStyle(a.querySelector('rect')).strokeWidth") == "4px"
+    assert node.evaluate("a => getComputedStyle(a.querySelector('.dm-shape')).strokeWidth") == "4px"
     assert node.get_attribute("aria-label").startswith("A1: ")
     page.locator(".dm-loop").first.scroll_into_view_if_needed()
     _shot(page, width, "pi-loop")
@@ -486,12 +548,64 @@ def test_the_loop_has_a_link_for_every_decision_on_the_summary(page, real_site, 
     page.wait_for_url(f"**{prefix}pi/A1/")
 
 
+def _shape_of(element) -> str:
+    """A tile's or a swatch's shape, as the eye tells them apart: sharp corners, round ends, points."""
+    return element.evaluate("""s => s.tagName === "polygon" ? "pointed" :
+        (parseFloat(s.getAttribute("rx")) >= parseFloat(s.getAttribute("height")) / 2 - 0.01 ? "round" :
+         parseFloat(s.getAttribute("rx")) <= 1 ? "square" : "other")""")
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_loop_tells_who_decides_by_shape_not_colour_alone(browser, real_site, width, scheme) -> None:
+    """WCAG 1.4.1: each holder has a shape of its own, the legend shows it, and the marks of who can
+    overrule have one too; a keyboard can skip the drawing's links."""
+    context = _context(browser, width, scheme)
+    tab = _tab(context)
+    tab.goto(real_site.url + "pi/", wait_until="networkidle")
+    shapes: dict[str, set[str]] = {}
+    for node in tab.locator(".dm-loop__svg a.dm-node:visible").all():
+        holder = node.get_attribute("class").split("dm-node--")[1].split()[0]
+        shapes.setdefault(holder, set()).add(_shape_of(node.locator(".dm-shape")))
+    assert shapes == {"code": {"square"}, "model": {"round"}, "person": {"pointed"}}, shapes
+    legend = tab.locator(".dm-loop figcaption .dm-legend").first
+    for holder, shape, words in (("code", "square", "Plain code: square corners"),
+                                 ("model", "round", "AI model: round ends"),
+                                 ("person", "pointed", "Person: pointed ends")):
+        key = legend.locator(".dm-key", has_text=words)
+        assert _shape_of(key.locator(f"svg.dm-swatch--{holder} .dm-shape")) == shape
+        assert key.locator("svg").bounding_box()["height"] >= 12  # legible next to its words
+    mark_shape = {"code": "rect", "model": "circle", "person": "polygon"}
+    marks = {(m.get_attribute("class").split("dm-dot--")[1], m.evaluate("m => m.tagName"))
+             for m in tab.locator(".dm-loop__svg:visible .dm-dot, .dm-loop figcaption .dm-dot").all()}
+    assert marks == set(mark_shape.items()), marks  # the legend shows every holder's mark
+    assert "who else can overrule it" in legend.inner_text()
+    # tiles stay legible: the IDs at least 10 px tall, and the dark scheme draws them light on dark
+    ids = tab.eval_on_selector_all(".dm-loop__svg a.dm-node text", """t => Math.min(...t
+        .filter(x => x.closest("svg").getBoundingClientRect().width > 0).map(x => x.getBoundingClientRect().height))""")
+    assert ids >= 10
+    # the skip link: hidden until a keyboard reaches it, then past all 69 links in one step
+    skip = tab.locator(".dm-loop a.dm-skip").first
+    assert skip.bounding_box()["width"] <= 1
+    skip.focus()
+    assert skip.bounding_box()["width"] > 50 and "Skip the drawing" in skip.inner_text()
+    tab.keyboard.press("Enter")
+    tab.keyboard.press("Tab")
+    focused = tab.evaluate("document.activeElement.closest('figcaption') !== null || "
+                           "!document.activeElement.closest('svg')")
+    assert focused, "after the skip link, Tab still goes into the drawing"
+    tab.locator(".dm-loop").first.scroll_into_view_if_needed()
+    _shot(tab, width, f"pi-loop-shapes-{scheme}")
+    assert tab.problems == [] and context.outside == []
+    context.close()
+
+
 def test_the_loop_is_drawn_in_the_dark_scheme_too(browser, demo_site, width) -> None:
     context = _context(browser, width, "dark")
     tab = _tab(context)
     tab.goto(demo_site.url + "demo/", wait_until="networkidle")
     assert tab.get_attribute("body", "data-md-color-scheme") == "slate"
-    fill = tab.eval_on_selector(".dm-loop__svg a.dm-node rect", "r => getComputedStyle(r).fill")
+    fill = tab.eval_on_selector(".dm-loop__svg a.dm-node .dm-shape", "r => getComputedStyle(r).fill")
     text = tab.eval_on_selector(".dm-loop__svg a.dm-node text", "t => getComputedStyle(t).fill")
     assert fill != "rgb(29, 92, 184)" and text == "rgb(20, 22, 28)"  # the light fills, with dark text
     tab.locator(".dm-loop").first.scroll_into_view_if_needed()
@@ -503,22 +617,74 @@ def test_the_loop_is_drawn_in_the_dark_scheme_too(browser, demo_site, width) -> 
 # --- accessibility -------------------------------------------------------------------------------------------
 
 
+def _serious(tab) -> list[str]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(tab)
+    serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    return [f"{v['id']} ({v['impact']}): {v['help']}: "
+            + "; ".join(" ".join(n["target"]) for n in v["nodes"][:5]) for v in serious]
+
+
 @pytest.mark.network
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("path", AXE_PAGES)
 def test_axe_finds_no_serious_violation(browser, real_site, width, scheme, path) -> None:
-    from axe_playwright_python.sync_playwright import Axe
-
     context = _context(browser, width, scheme)
     tab = _tab(context)
     tab.goto(real_site.url + path, wait_until="networkidle")
-    results = Axe().run(tab)
-    serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
-    report = [f"{v['id']} ({v['impact']}): {v['help']}: "
-              + "; ".join(" ".join(n["target"]) for n in v["nodes"][:5]) for v in serious]
+    report = _serious(tab)
     assert report == [], "\n".join(report)
     assert context.outside == []
     context.close()
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("state, width", [("search", 1280), ("search", 390), ("drawer", 390)],
+                         ids=["search-1280px", "search-390px", "drawer-390px"])
+def test_axe_finds_no_serious_violation_with_the_search_or_the_drawer_open(browser, real_site, scheme, state,
+                                                                          width) -> None:
+    """The theme's overlays, open: the search with its results (their count, the matches) and
+    the navigation drawer of a phone."""
+    context = _context(browser, width, scheme)
+    tab = _tab(context)
+    tab.goto(real_site.url + "pi/", wait_until="networkidle")
+    if state == "search":
+        _search(tab, "tool call")
+        assert tab.locator(".md-search-result__meta").is_visible() and tab.locator(".md-search-result mark").count()
+    else:
+        tab.click('label.md-header__button[for="__drawer"]')
+        tab.wait_for_timeout(400)  # the drawer slides in
+        assert tab.locator(".md-nav--primary .md-nav__title").first.is_visible()
+    _shot(tab, width, f"pi-{state}-open-{scheme}")
+    report = _serious(tab)
+    assert report == [], "\n".join(report)
+    assert context.outside == []
+    context.close()
+
+
+@pytest.mark.network
+def test_copy_buttons_and_wide_tables_on_a_phone(browser, real_site) -> None:
+    """On a phone a code block's copy button is a comfortable target (24 px), and a table wider
+    than the screen says that it scrolls sideways (at 1280 px, where it fits, it says nothing)."""
+    for width in (390, 1280):
+        context = _context(browser, width)
+        tab = _tab(context)
+        tab.goto(real_site.url + "pi/D1/", wait_until="networkidle")
+        sizes = tab.eval_on_selector_all(".md-code__button, .md-clipboard", """all => all
+            .filter(b => b.offsetParent !== null)
+            .map(b => [b.getBoundingClientRect().width, b.getBoundingClientRect().height])""")
+        assert sizes and all(w >= 24 and h >= 24 for w, h in sizes), sizes
+        tab.goto(real_site.url + "pi/census/", wait_until="networkidle")
+        wide = tab.eval_on_selector_all(".md-typeset__scrollwrap", """all => all.map(w => [
+            w.scrollWidth > w.clientWidth + 1,
+            Boolean(w.previousElementSibling && w.previousElementSibling.matches(".dm-scroll-cue:not([hidden])"))])""")
+        assert all(scrolls == cued for scrolls, cued in wide), wide
+        if width == 390:
+            assert any(scrolls for scrolls, _ in wide), "no census table scrolls at 390 px: the cue is untested"
+            _shot(tab, width, "pi-census-scroll-cue", full_page=True)
+        context.close()
 
 
 # --- search ------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT
+from conftest import ROOT, python_env
 
 TESTS = '''
 import pytest
@@ -40,7 +40,7 @@ def run_pytest(folder: Path, ci: bool) -> subprocess.CompletedProcess:
     fake_npm.parent.mkdir(exist_ok=True)
     fake_npm.write_text("#!/bin/sh\necho 'npm error code ECONNREFUSED' >&2\nexit 1\n")
     fake_npm.chmod(0o755)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{fake_npm.parent}:{os.environ['PATH']}"}
+    env = python_env(PATH=f"{fake_npm.parent}:{os.environ['PATH']}")
     env.pop("DECISION_MAP_CI", None)
     if ci:
         env["DECISION_MAP_CI"] = "1"

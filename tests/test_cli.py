@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, assert_clean_failure, entry_yaml, make_project, run_cli, run_main
+from conftest import ROOT, assert_clean_failure, entry_yaml, make_project, python_env, run_cli, run_main
 
 TOOLS = """export class Tools {
 \tbefore(call: Call): Verdict | undefined {
@@ -207,7 +207,7 @@ def test_a_reader_that_goes_away_is_no_error(project, form) -> None:
         done = subprocess.run(
             f'"{sys.executable}" -m generator verify --decisions "{project.decisions}" --quiet --format {form} '
             f'2>"{project.root / "stderr"}" | {reader} >/dev/null; exit ${{PIPESTATUS[0]}}',
-            shell=True, executable="/bin/bash", cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+            shell=True, executable="/bin/bash", cwd=ROOT, env=python_env(), timeout=300)
         stderr = (project.root / "stderr").read_text()
         assert done.returncode == 0, (reader, done.returncode, stderr)
         assert "Traceback" not in stderr and "Exception ignored" not in stderr and "BrokenPipe" not in stderr, stderr

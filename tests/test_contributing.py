@@ -144,6 +144,22 @@ def test_the_workflow_runs_make_targets_that_exist():
     assert {"push", "schedule"} <= set(triggers), triggers
 
 
+def test_the_scheduled_mutation_jobs_cover_every_core_module():
+    """`make mutation` knows the core (bench/mutation.py); the scheduled job runs one module per
+    matrix entry, and together they must be all of it."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("mutation", ROOT / "bench" / "mutation.py")
+    mutation = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mutation)
+    job = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text())["jobs"]["mutation"]
+    assert job["if"] == "github.event_name == 'schedule'"
+    modules = {f"generator/{m}.py" for m in job["strategy"]["matrix"]["module"]}
+    assert modules == set(mutation.CORE)
+    [run] = [step["run"] for step in job["steps"] if "run" in step]
+    assert run == "make mutation MUTATION_MODULES=generator/${{ matrix.module }}.py"
+
+
 def test_the_pre_commit_hook_checks_only_changed_entries():
     hook = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"][0]
     assert hook["entry"].endswith("generator verify --quiet") and re.match(hook["files"], "decisions/pi/D1.yaml")

@@ -90,6 +90,45 @@ def test_a_live_writers_temporary_is_kept_and_a_dead_ones_removed(tmp_path, caps
         writer.wait()
 
 
+def test_another_users_live_writers_temporary_is_kept() -> None:
+    """A checkout shared by two people: one's `bump` is mid-write when the other's command starts.
+    The second may not signal the first's process (EPERM), which says it is alive: its temporary
+    stays. As root (CI), the writer runs as `daemon` and the reader drops to `nobody` while it
+    loads; as anyone else, pid 1 is another user's live process."""
+    from generator.load import load_maps
+
+    shared = Path(tempfile.mkdtemp())  # not under pytest's folder, which only its owner may enter
+    try:
+        shared.chmod(0o777)
+        project = make_project(shared, {"1": {"src/config.ts": CONFIG}}, {"D1": entry_yaml("D1", [("src/config.ts", 2)])})
+        for folder in (shared, project.decisions, project.folder):
+            folder.chmod(0o777)
+        as_root = os.geteuid() == 0
+        writer = subprocess.Popen(["sleep", "120"], user=1) if as_root else None
+        gone = subprocess.Popen(["true"])
+        gone.wait()
+        live = project.folder / f".D1.yaml.{writer.pid if writer else 1}.k3j2.tmp"
+        dead = project.folder / f".D1.yaml.{gone.pid}.x9q1.tmp"
+        for temporary in (live, dead):
+            temporary.write_text("half a file\n")
+            temporary.chmod(0o666)
+        try:
+            if as_root:
+                os.seteuid(65534)
+            with pytest.raises(PermissionError):
+                os.kill(writer.pid if writer else 1, 0)
+            load_maps(project.decisions)
+        finally:
+            if as_root:
+                os.seteuid(0)
+                writer.kill()
+                writer.wait()
+        assert live.exists(), "another user's running writer lost its temporary"
+        assert not dead.exists(), "a dead writer's temporary was left behind"
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
 # --- the map's checked_at line -------------------------------------------------------------------------
 
 MAP = 'title: T\nrepo: https://example.org/r\nversion: "2"   # the pin\nsource:\n  git: {url: x, ref: y}\n'
@@ -182,6 +221,27 @@ def test_record_replaces_a_comment_that_only_names_the_symbol(tmp_path, capsys) 
     assert "    lines: 3\n    record: {symbol: CONFIG.timeout, length: 1, digest: " in text
     assert "}\n    # why: the timeout\n" in text, "any other comment stays where it was"
     assert text.startswith(HEAD + "cites:\n  - file: src/config.ts\n    lines: 2\n    record: {symbol: CONFIG.retries, ")
+
+
+RUN = "export function run(a: number): number {\n  return a + 1;\n}\n"
+RUN_IN_NAMESPACE = "export namespace Tools {\n  export function run(a: number): number {\n    return a + 1;\n  }\n}\n"
+
+
+def test_accept_drops_a_comment_naming_the_symbol_the_record_said_before(tmp_path, capsys) -> None:
+    """The pin moved by hand to a release where `run` sits in a namespace: `accept` records
+    `Tools.run` and adds the version; the comment that named the old symbol (`run`) goes with it."""
+    project = make_project(tmp_path, {"1": {"src/a.ts": RUN}, "2": {"src/a.ts": RUN_IN_NAMESPACE}},
+                           {"D1": entry_yaml("D1", [("src/a.ts", "1-3")])})
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    recorded = project.entry("D1").read_text()
+    assert "    record: {symbol: run, " in recorded
+    project.entry("D1").write_text(recorded.replace("    lines: 1-3\n", "    lines: 1-3\n    # run\n"))
+    project.map_yaml.write_text(project.map_yaml.read_text().replace('version: "1"', 'version: "2"'))
+    assert run_main(capsys, "accept", "D1", "--decisions", project.decisions, "--quiet").code == 0
+    text = project.entry("D1").read_text()
+    assert "# run" not in text, text
+    assert text.endswith('    lines: 2-4\n    version: "2"\n    record: {symbol: Tools.run, length: 3, digest: '
+                         + yaml.safe_load(text)["cites"][0]["record"]["digest"] + "}\n")
 
 
 # --- records through record, bump and accept ------------------------------------------------------------

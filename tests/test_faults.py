@@ -23,7 +23,7 @@ from pathlib import Path
 import git
 import pytest
 
-from conftest import ACTOR, ROOT, assert_clean_failure, entry_yaml, make_project, run_main, source_map, tarball
+from conftest import ACTOR, ROOT, assert_clean_failure, entry_yaml, make_project, python_env, run_main, source_map, tarball
 from generator.fetch import MANIFEST, cache_root
 
 FAKE_NPM = '''#!{python}
@@ -249,7 +249,7 @@ def test_fetch_killed_half_way(registry, decisions) -> None:
     marker = decisions.parent / "npm-is-packing"
     registry.set(hang_on="@demo/ai@1.0.0", marker=str(marker))
     command = [sys.executable, "-m", "generator", "verify", "--decisions", str(decisions), "--quiet"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = python_env()
     killed = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)
     try:
@@ -312,7 +312,7 @@ def test_two_processes_fetching_at_once(command, registry, decisions) -> None:
         args = [["build", "--config", str(root / "mkdocs.yml"), "--site-dir", str(root / f"site-{i}"), "--quiet"]
                 for i in range(2)]
         versions = ("1.0.0",)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_MKDOCS_2_WARNING": "1"}
+    env = python_env(NO_MKDOCS_2_WARNING="1")
     runs = [subprocess.Popen([sys.executable, "-m", "generator", *a], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True) for a in args]
     outputs = [run.communicate(timeout=120) for run in runs]

@@ -14,7 +14,7 @@ from pathlib import Path
 import git
 import pytest
 
-from conftest import ACTOR, ROOT, assert_clean_failure, entry_yaml, make_project, run_cli, run_main, source_map, tarball
+from conftest import ACTOR, ROOT, assert_clean_failure, entry_yaml, make_project, python_env, run_cli, run_main, source_map, tarball
 from generator.fetch import MANIFEST, cache_root, fetch_tree, history_path
 from generator.load import load_maps
 
@@ -171,7 +171,8 @@ def test_two_processes_fetching_at_once(tmp_path: Path) -> None:
     project = two_versions(tmp_path)
     command = [sys.executable, "-m", "generator", "verify", "--decisions", str(project.decisions),
                "--target", "2", "--format", "json", "--quiet"]
-    runs = [subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    runs = [subprocess.Popen(command, cwd=ROOT, env=python_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
             for _ in range(3)]
     results = [(r.wait(timeout=120), r.stdout.read(), r.stderr.read()) for r in runs]
     for run in runs:

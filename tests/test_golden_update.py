@@ -12,14 +12,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT
+from conftest import ROOT, python_env
 
 TESTS = ROOT / "tests"
 GOLDEN_TEST = "test_render.py::test_pages_match_the_golden_files"
 
 
 def run_golden_test(tests: Path, update: bool) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = python_env()
     env.pop("UPDATE_GOLDEN", None)
     if update:
         env["UPDATE_GOLDEN"] = "1"

@@ -95,6 +95,8 @@ def edited(draw):
 @given(edited())
 # found by this test: a declaration cut off at the end of the file gave the reversed range 3-2
 @example(("export function a(): number {\n\treturn 2;\n", "\treturn 1;\nexport function a(): number {\n", (2, 2)))
+# and a cited blank line, in a file that is empty at the target, gave line 0
+@example(("\n", "", (1, 1)))
 def test_a_resolved_range_never_ends_past_the_last_line(case) -> None:
     old, new, lines = case
     outcome = resolve_text(old, new, lines)

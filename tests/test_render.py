@@ -110,25 +110,34 @@ def test_summary_follows_the_sections_of_map_yaml(pages) -> None:
     assert ("[session.ts:9-14](https://github.com/example/demo/blob/v1.0.0/src/session.ts#L9-L14)"
             in summary)
     assert "[D1 in full, with its code](D1.md)" in summary
-    assert "[#34](https://github.com/example/demo/issues/34) · open, no fix proposed · checked 2026-11-03" in summary
+    # the problems, in short: each a link with its status; the whole text is on the problems page
+    problems = summary[summary.index("## Problems in the code"):]
+    assert ('- <span class="dm-id">P1</span> [The description of a session ends in raw <code>&lt;/details&gt;</code> '
+            'markup](P1.md) <span class="dm-status dm-status--open">Open at demo 1.0.0</span>') in problems
+    assert "returns markup" not in problems and "[#34]" not in problems
+    assert "[all of them on one page](problems.md)" in problems
 
 
 def test_the_summary_has_every_decision_at_a_glance(pages) -> None:
     summary = pages["demo/index.md"]
     glance = summary[summary.index("## At a glance"):summary.index("## Problems in the code")]
-    rows = re.findall(r"^\| \[(\w+)\]\((\w+)\.md\) \| \*\*(.+?)\*\* (.+?) \| (.+) \|$", glance, re.MULTILINE)
+    # two columns, so the text keeps most of a phone's width: the ID, then who decides, the question, the answer
+    rows = re.findall(r"^\| \[(\w+)\]\((\w+)\.md\) \| (<span class=\"dm-badge [^|]+?</span>) \*\*(.+?)\*\* (.+?) \|$",
+                      glance, re.MULTILINE)
     assert [(r[0], r[1]) for r in rows] == [("D1", "D1"), ("D2", "D2"), ("G1", "G1")]
     d1 = rows[0]
-    assert d1[2] == "Is a person asked before a <code>tool&#95;call</code> runs?"
+    assert d1[2] == '<span class="dm-badge dm-badge--code">Plain code</span>'
+    assert d1[3] == "Is a person asked before a <code>tool&#95;call</code> runs?"
     # the short answer is the answer's opening, whole sentences: "No." alone is too short
-    assert d1[3].startswith("No. <strong>Plain code</strong> lets the call run unless a hook blocks it;")
-    assert d1[4] == '<span class="dm-badge dm-badge--code">Plain code</span>'
+    assert d1[4].startswith("No. <strong>Plain code</strong> lets the call run unless a hook blocks it;")
 
 
 def test_each_entry_has_its_own_page_with_the_code_and_the_way_back(pages) -> None:
     d1 = pages["demo/D1.md"]
-    assert d1.startswith('---\ntitle: "D1 · Is a person asked before a tool&#95;call runs?"\ntags:\n  - D1\n'
-                         'search:\n  boost: 1.0250\n---\n')
+    assert d1.startswith('---\ntitle: "D1 · Is a person asked before a tool&#95;call runs?"\n'
+                         'description: "D1: Is a person asked before a tool&#95;call runs? Decided by plain code in demo '
+                         '1.0.0. No. Plain code lets the call run unless a hook blocks it; see the hooks guide."\n'
+                         'tags:\n  - D1\nsearch:\n  boost: 1.0250\n---\n')
     assert "# <span class=\"dm-id\">D1</span> Is a person asked before a <code>tool&#95;call</code> runs? { #d1 " in d1
     assert "[The full map](map.md) › [D · Permission](map.md#group-d)" in d1
     assert '```ts linenums="9"\nasync beforeToolCall(call: ToolCall)' in d1
@@ -156,7 +165,10 @@ def test_code_with_backtick_runs_gets_a_longer_fence(pages) -> None:
 
 def test_extension_page_keeps_the_hand_written_text_around_the_overlay(pages) -> None:
     page = pages["extensions/demo-ext.md"]
-    assert page.startswith("# demo-ext\n\nA hand-written page about the demo extension.")
+    # a description from the overlay, and the map's strip under the page's own heading
+    assert page.startswith('---\ndescription: "demo-ext: Asks you before a run may end, ')
+    assert '---\n\n# demo-ext\n\n<span class="dm-pin">demo 1.0.0</span> · [Summary](../demo/index.md)' in page
+    assert "{: .dm-pinline }\n\n\nA hand-written page about the demo extension." in page
     assert "{{ overlay }}" not in page
     assert page.index("| [G1](#g1) Is the work finished") < page.index("## After the table")
     assert "Next to [G1](../demo/G1.md), [D1](../demo/D1.md) in the map." in page
@@ -426,7 +438,9 @@ def test_a_hand_written_page_in_the_way_of_a_generated_one_is_an_error(demo) -> 
 def test_an_extension_without_a_hand_written_page_gets_a_generated_one(demo) -> None:
     (demo.pages / "extensions" / "demo-ext.md").unlink()
     page = render_folder(demo.decisions, demo.pages).pages["extensions/demo-ext.md"]
-    assert page.startswith("# demo-ext\n\nAsks you before a run may end, &lt;em&gt;whatever&lt;/em&gt; the model says.")
+    assert page.startswith('# demo-ext\n\n<span class="dm-pin">demo 1.0.0</span> · [Summary](../demo/index.md)')
+    assert "{: .dm-pinline }\n\nAsks you before a run may end, &lt;em&gt;whatever&lt;/em&gt; the model says." in page
+    assert "| About the extension | demo-ext |\n|---|---|" in page
     assert "| Package | <code>demo-ext</code> |" in page
     assert "## The How demo decides decisions it changes" in page
 
@@ -538,12 +552,60 @@ def test_the_download_lists_what_changed_in_the_latest_edition(pages) -> None:
 # --- what the pages derive from the data, so it cannot go stale ---------------------------------------
 
 
+@pytest.mark.parametrize("change", ["checked after the move", "fixed"])
+def test_no_alarm_for_a_problem_already_settled_since_its_code_changed(demo, change) -> None:
+    """The edition page must not say "a fix may have landed" about a problem the entry already
+    records as fixed, or whose upstream status was checked on the day of the move or later."""
+    if change == "fixed":
+        replace_in(demo.map_folder / "P1.yaml", "status: open, no fix proposed",
+                   "status: Fixed by a change\n  fixed_in: \"0.9.0\"")
+    else:
+        replace_in(demo.map_folder / "P1.yaml", "checked: 2026-11-03", "checked: 2026-11-12")
+    pages = render_folder(demo.decisions, demo.pages).pages
+    page = pages["demo/editions/0.8.0-to-1.0.0.md"]
+    assert "a fix may have landed" not in page and "dm-recheck" not in page
+    settled = "fixed in 0.9.0" if change == "fixed" else "upstream status checked 2026-11-12, after this move"
+    assert f"**Problems whose code changed, already re-checked:** [P1](#p1) {settled}." in page
+    card = page[page.index('data-id="P1"'):]
+    assert ("**Upstream" + (":**" if change == "fixed" else ", re-checked after this move:**")) in card
+    assert "a fix may have landed" not in pages["downloads/demo-decision-map.md"]
+
+
+def test_the_map_explains_the_gaps_in_its_ids_and_the_census_its_overrule_count(demo) -> None:
+    replace_in(demo.map_folder / "D1.yaml", "changed_by: >-", "overrides:\n  - by: person\n    when: at a prompt\n"
+               "  - by: model\n    when: when it asks\nchanged_by: >-")
+    replace_in(demo.map_folder / "D2.yaml", "failures:", "overrides:\n  - by: code\n    when: a rule\nfailures:")
+    pages = render_folder(demo.decisions, demo.pages).pages
+    assert ("The IDs have gaps (there is no group E or F) because an ID is kept as it was first given, never "
+            "renumbered, so that links to it keep working.") in pages["demo/map.md"]
+    # the map's filter counts a decision once; the census's rows count it once per holder, and say so
+    assert 'Someone else can overrule <span class="dm-chip__count">2</span>' in pages["demo/map.md"]
+    census = pages["demo/census.md"]
+    assert "| Person | 1 | 33% |" in census and "| Plain code | 1 | 33% |" in census and "| AI model | 1 | 33% |" in census
+    assert "| Anyone but the default holder | 2 | 67% |" in census
+    assert "because 1 decision (D1) can be overruled by two holders and is counted in both rows" in census
+
+
+def test_the_download_link_says_how_big_the_file_is(pages) -> None:
+    size = len(pages["downloads/demo-decision-map.md"].encode("utf-8"))
+    assert 1000 < size < 1_000_000
+    shown = f"{round(size / 1000)} KB"
+    for path in ("demo/index.md", "demo/map.md", "demo/census.md", "extensions/demo-ext.md"):
+        assert f"[Download as Markdown](" in pages[path] and f"{{ download }} ({shown})" in pages[path], path
+
+
+def _lead(page: str) -> str:
+    """A page's text after its front matter, its title and the line that says what the program is."""
+    body = re.sub(r"\A---\n.*?\n---\n\n", "", page, flags=re.DOTALL)
+    return re.sub(r"\A# [^\n]*\n\n[^\n]*\n\{: \.dm-about [^}]*\}\n\n", "", body)
+
+
 def test_a_fixed_problem_is_shown_as_fixed_and_not_counted_as_open(demo) -> None:
     replace_in(demo.map_folder / "P1.yaml", "status: open, no fix proposed",
                "status: Fixed by a change\n  fixed_in: \"0.9.0\"")
     pages = render_folder(demo.decisions, demo.pages).pages
     problems = pages["demo/problems.md"]
-    assert problems.startswith("# Problems in the code\n\nNothing recorded here goes wrong in demo 1.0.0; one more "
+    assert _lead(problems).startswith("Nothing recorded here goes wrong in demo 1.0.0; one more "
                                "went wrong in an earlier release and is fixed, listed last with the release that "
                                "fixed it.")
     assert problems.index("## Fixed in an earlier release { #fixed }") < problems.index("{ #p1 data-search-exclude }")
@@ -558,7 +620,7 @@ def test_a_fixed_problem_is_shown_as_fixed_and_not_counted_as_open(demo) -> None
 def test_a_fix_after_the_pin_leaves_the_problem_open_at_the_pin(demo) -> None:
     replace_in(demo.map_folder / "P1.yaml", "status: open, no fix proposed", "status: fixed\n  fixed_in: \"1.2.0\"")
     pages = render_folder(demo.decisions, demo.pages).pages
-    assert pages["demo/problems.md"].startswith("# Problems in the code\n\nOne thing in demo 1.0.0 goes wrong")
+    assert _lead(pages["demo/problems.md"]).startswith("One thing in demo 1.0.0 goes wrong")
     assert '<span class="dm-status dm-status--open">Open at demo 1.0.0; fixed upstream in 1.2.0</span>' in \
         pages["demo/P1.md"]
 
@@ -587,7 +649,7 @@ def test_the_review_line_says_what_was_read_and_what_happened_since(demo) -> Non
     assert ("**Second reading:** against the code of demo 0.8.0, on 2026-11-01. What was checked: every claim. "
             "When the map moved to 1.0.0, this entry's text was re-written for 1.0.0; the new text has not had a "
             "second reader yet.") in pages["demo/G1.md"]
-    assert "| Entries with a second reading | 2 of 4, 0 of them against 1.0.0, the latest on 2026-11-01 |" in \
+    assert "| Entries checked by a second reader | 2 of 4, 0 of them against 1.0.0, the latest on 2026-11-01 |" in \
         pages["demo/census.md"]
 
 

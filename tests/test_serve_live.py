@@ -8,6 +8,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -15,10 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import python_env
 from site_fixtures.demo_site import make_demo_site, replace_in
 
-MKDOCS = ROOT / ".venv" / "bin" / "mkdocs"
 OLD = "lets the call run unless a hook blocks it"
 NEW = "lets the call run unless a hook (edited while serving) blocks it"
 
@@ -74,9 +74,9 @@ def test_serve_rebuilds_the_page_after_a_yaml_edit(tmp_path: Path) -> None:
     port = free_port()
     log = tmp_path / "serve.log"
     with log.open("w") as output:
-        server = subprocess.Popen([str(MKDOCS), "serve", "-f", str(demo.config), "-a", f"127.0.0.1:{port}"],
+        server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-f", str(demo.config), "-a", f"127.0.0.1:{port}"],
                                   cwd=demo.root, stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
-                                  env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT)})
+                                  env=python_env(NO_MKDOCS_2_WARNING="1"))
     try:
         url = served_at(server, log, seconds=120) + "demo/map/"
         wait_for(url, OLD, server, log, seconds=120)

@@ -192,7 +192,19 @@ def test_make_site_builds_the_real_map(tmp_path: Path) -> None:
     edition = (site / "pi" / "editions" / "1.4.0-to-1.6.0" / "index.html").read_text()
     assert "What changed in how pi decides, 1.4.0 → 1.6.0" in edition
     assert 'href="https://github.com/earendil-works/pi/blob/v1.4.0/packages/' in edition  # the old lines
-    assert "Status re-check: a fix may have landed." in edition
+    # a problem whose code changed is flagged, unless the map records it as fixed or re-checked since
+    from generator.edition import entry_verdicts
+    edition_date = str(pi.editions[-1].date)
+    settled, unsettled = [], []
+    for v in entry_verdicts(pi, pi.editions[-1]):
+        if v.needs_recheck:
+            u = v.entry.upstream
+            done = u is not None and (u.fixed_in or str(u.checked) >= edition_date)
+            (settled if done else unsettled).append(v.entry_id)
+    assert settled or unsettled
+    assert ("Status re-check: a fix may have landed." in edition) == bool(unsettled)
+    for entry_id in settled:
+        assert f'<a href="#{entry_id.lower()}">{entry_id}</a>' in edition.split("already re-checked:")[1].split("</p>")[0]
     assert 'href="1.4.0-to-1.6.0/"' in (site / "pi" / "editions" / "index.html").read_text()
     index = (site / "pi" / "map" / "index.html").read_text()
     assert 'data-dm-changed' in index and 'data-edition="rewritten"' in index
@@ -245,9 +257,35 @@ def test_a_leaked_attribute_list_or_template_text_fails_the_build(demo, tmp_path
     assert "template text" in done.stderr
 
 
+def test_a_list_or_table_markdown_did_not_read_fails_the_build(demo, tmp_path: Path) -> None:
+    """A list or a table right under a paragraph, with no blank line, is read as more of the
+    paragraph: the reader sees "- " and "|" as text (as on the edition page once, where each
+    changed citation ran into the one before it). The build must refuse it."""
+    page = demo.pages / "extensions" / "demo-ext.md"
+    kept = page.read_text()
+    page.write_text(kept + "\nWhat changed:\n- `loop.js` lines 2-4\n- `loop.js` lines 9-12\n")
+    done = mkdocs_build(demo.config, tmp_path / "site")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "extensions/demo-ext.md: line" in done.stderr
+    assert "a Markdown list item that was not turned into a list" in done.stderr
+    page.write_text(kept + "\nThe counts:\n| Holder | Decisions |\n|---|---|\n| code | 2 |\n")
+    done = mkdocs_build(demo.config, tmp_path / "site")
+    assert done.returncode == 1
+    assert "a Markdown table row that was not turned into a table" in done.stderr
+    page.write_text(kept + "\nWhat changed:\n\n- `loop.js` lines 2-4\n- `loop.js` lines 9-12\n")  # a real list
+    assert mkdocs_build(demo.config, tmp_path / "site").returncode == 0
+
+
 def test_the_leak_check_tells_leaks_from_text_and_code() -> None:
     assert find_leaks("<p>{: .dm-where }</p>") and find_leaks("<p>x {{ y }}</p>") and find_leaks("<li>[a](b.md)</li>")
     assert find_leaks("<p>## <span>P1</span> a title { #p1 data-search-exclude }</p>")
+    # a list or a table Markdown did not read: a marker or a row at the start of a line
+    assert find_leaks("<p>All 2 citations changed.\n- <code>a.ts</code>: lines 1-2</p>")
+    assert find_leaks("<p>Steps:\n1. <em>open</em> it</p>") and find_leaks("<div>\n* one\n+ two\n</div>")
+    assert find_leaks("<p>Counts\n| a | b |\n|---|---|</p>") and find_leaks("<td>|---|---|</td>")
+    # a dash, a number or a bar inside a sentence is text; so are the entities prose writes
+    assert find_leaks("<p>lines 2 - 4, <code>a</code> - b, 1. 2. 3, <a>x</a> | y</p><td>-</td><td>3.</td>") == []
+    assert find_leaks("<p>&#45; not a list\n&#124; a &#124; b &#124;</p>") == []
     # braces and hashes from YAML reach the page as entities; code shows what it shows
     assert find_leaks("<p>&#123;&#123; config &#125;&#125; &#123;: x &#125; &#35;&#35; y, issue #34, C#</p>") == []
     assert find_leaks("<pre><code>const a = {{b: 1}}; {: x}</code></pre><p>ok</p>") == []
@@ -291,6 +329,32 @@ def test_the_sitemap_lists_every_page_and_the_404_page_works_under_a_sub_path(de
     assert 'href="/demo-site/assets/decision-map/decision-map.css"' in missing
     assert 'href="/demo-site/."' in missing and 'href="/demo-site/demo/map/"' in missing
     assert not re.search(r'(?:href|src)="\.\.?/', missing)
+    # and it offers a way on: home, the map's summary and full map, search
+    ways = missing[missing.index('<ul class="dm-not-found">'):]
+    ways = ways[:ways.index("</ul>")]
+    assert re.findall(r'href="([^"]*)"', ways) == ["/demo-site/.", "/demo-site/demo/", "/demo-site/demo/map/",
+                                                   "/demo-site/demo/problems/", "/demo-site/.?q="]
+    assert ">How demo decides, in short</a>" in ways and ">Search the site</a>" in ways
+
+
+def test_the_site_address_is_the_local_preview_unless_the_environment_names_one(monkeypatch, demo,
+                                                                                tmp_path: Path) -> None:
+    """No page may name a made-up host: unset, the address is where `make serve` previews, and
+    the 404 page works at the root; DECISION_MAP_SITE_URL gives the published one."""
+    from mkdocs.config import load_config
+
+    monkeypatch.delenv("DECISION_MAP_SITE_URL", raising=False)
+    assert load_config(str(ROOT / "mkdocs.yml")).site_url == "http://127.0.0.1:8000/"
+    monkeypatch.setenv("DECISION_MAP_SITE_URL", "https://owner.github.io/repo/")
+    assert load_config(str(ROOT / "mkdocs.yml")).site_url == "https://owner.github.io/repo/"
+    replace_in(demo.config, f"site_url: {DEMO_SITE_URL}", "site_url: http://127.0.0.1:8000/")
+    site = tmp_path / "site"
+    assert mkdocs_build(demo.config, site).returncode == 0
+    assert '<link rel="canonical" href="http://127.0.0.1:8000/demo/D1/">' in (site / "demo/D1/index.html").read_text()
+    assert "<loc>http://127.0.0.1:8000/demo/map/</loc>" in (site / "sitemap.xml").read_text()
+    missing = (site / "404.html").read_text()
+    assert 'href="/assets/decision-map/decision-map.css"' in missing and 'href="/demo/map/"' in missing
+    assert "example.org" not in missing
 
 
 def test_the_logo_and_favicon_are_the_sites_own(demo, tmp_path: Path) -> None:

@@ -5,7 +5,11 @@
 //   JavaScript the filters stay hidden and every row shows.
 // - Old links: every decision once had a card on the full map (/pi/map/#d1 or #D1). Such a
 //   link now goes on to the decision's own page. Nothing is fetched from another host.
+// - "see C2" links show the question they lead to while they have keyboard focus.
+// - A link in the full map's contents to a group the filters hide says so, and offers to show it.
+// - A table wider than the screen says that it scrolls sideways.
 // - Material's search box and code-block toolbars have no names; they get one.
+// - The 404 page's search link searches for what the address asked for.
 (function () {
   "use strict";
 
@@ -119,8 +123,64 @@
       apply();
     });
 
+    // A link to a group the filters hide (the table of contents lists every group) would do
+    // nothing at all: say so next to the filters, and offer to clear them and go there.
+    var notice = document.createElement("p");
+    notice.className = "dm-toolbar__hidden";
+    notice.setAttribute("role", "status");
+    notice.hidden = true;
+    toolbar.appendChild(notice);
+
+    function hiddenGroupOf(id) {
+      var target = id && document.getElementById(id);
+      var group = target && target.closest(".dm-group");
+      return group && group.hidden ? {target: target, group: group} : null;
+    }
+
+    function sayHidden(found) {
+      var heading = found.group.querySelector("h2");
+      var name = heading ? heading.textContent.replace(/\u00b6/g, "").trim() : found.group.dataset.group;
+      notice.textContent = "“" + name + "” is hidden by the filters. ";
+      var show = document.createElement("button");
+      show.type = "button";
+      show.className = "dm-chip";
+      show.textContent = "Show every decision and go there";
+      show.addEventListener("click", function () {
+        state = {who: "", group: "", changed: false, overrule: false};
+        update();
+        notice.hidden = true;
+        // through the address, so that the heading is the page's target (and marked as one)
+        if (location.hash === "#" + found.target.id) found.target.scrollIntoView();
+        else location.hash = found.target.id;
+        found.target.setAttribute("tabindex", "-1");
+        found.target.focus({preventScroll: true});
+      });
+      notice.appendChild(show);
+      notice.hidden = false;
+      toolbar.scrollIntoView({block: "nearest"});
+      show.focus({preventScroll: true});
+    }
+
+    document.addEventListener("click", function (event) {
+      var link = event.target.closest ? event.target.closest("a[href*='#']") : null;
+      if (!link || link.pathname !== location.pathname) return;
+      var found = hiddenGroupOf(decodeURIComponent(link.hash.slice(1)));
+      if (!found) return;
+      event.preventDefault();
+      sayHidden(found);
+    });
+    [chips, [select], [changed, overrule].filter(Boolean)].forEach(function (controls) {
+      controls.forEach(function (control) {
+        control.addEventListener(control.tagName === "SELECT" ? "change" : "click", function () {
+          notice.hidden = true;
+        });
+      });
+    });
+
     toolbar.hidden = false;
     apply();
+    var opened = hiddenGroupOf(decodeURIComponent(location.hash.slice(1)));
+    if (opened) sayHidden(opened);
   }
 
   // The theme leaves its search dialog and each code block's toolbar without a name: a screen
@@ -137,8 +197,87 @@
       });
   }
 
+  // The 404 page: its search link searches for the last word of the address that was not found
+  // ("/pi/D99/" -> "D99"), which Material's search reads from ?q= when the page opens.
+  function searchForTheMissingPage() {
+    var link = document.querySelector("[data-dm-not-found-search]");
+    if (!link) return;
+    var last = location.pathname.split("/").filter(Boolean).pop() || "";
+    try { last = decodeURIComponent(last); } catch (err) { last = ""; }
+    var words = last.replace(/\.html?$/, "").replace(/[-_.]+/g, " ").trim();
+    link.href = link.href.replace(/\?.*$/, "") + "?q=" + encodeURIComponent(words);
+  }
+
+  // "see C2": the question of the decision a link leads to, shown while the link has keyboard
+  // focus (a mouse gets the link's title; a screen reader reads that title already, so the box is
+  // hidden from it). One box for the page, placed by script so that it stays inside the viewport.
+  var tip = null;
+  var TIP_MARGIN = 8;  // px between the box and the edge of the window
+
+  function showTip(link) {
+    if (!tip) {
+      tip = document.createElement("div");
+      tip.className = "dm-tip";
+      tip.setAttribute("aria-hidden", "true");
+      document.body.appendChild(tip);
+    }
+    var room = document.documentElement.clientWidth;
+    tip.textContent = link.getAttribute("title");
+    tip.style.maxWidth = Math.min(352, room - 2 * TIP_MARGIN) + "px";
+    tip.style.left = "0px";
+    tip.style.top = "0px";
+    tip.hidden = false;
+    var box = link.getBoundingClientRect();
+    var size = tip.getBoundingClientRect();
+    var left = Math.max(TIP_MARGIN, Math.min(box.left, room - size.width - TIP_MARGIN));
+    var top = box.bottom + 6;  // below the link, or above it when the window ends first
+    if (top + size.height > window.innerHeight - TIP_MARGIN && box.top - size.height - 6 > TIP_MARGIN) {
+      top = box.top - size.height - 6;
+    }
+    tip.style.left = left + window.scrollX + "px";
+    tip.style.top = top + window.scrollY + "px";
+  }
+
+  function hideTip() {
+    if (tip) tip.hidden = true;
+  }
+
+  document.addEventListener("focusin", function (event) {
+    var link = event.target.closest ? event.target.closest("a.dm-ref[title]") : null;
+    if (link && link.matches(":focus-visible")) showTip(link); else hideTip();
+  });
+  document.addEventListener("focusout", hideTip);
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape") hideTip();
+  });
+  window.addEventListener("resize", hideTip);
+
+  // A table wider than the screen scrolls sideways in its own box, and nothing shows that columns
+  // are cut off: say so above it (the theme wraps each table in .md-typeset__scrollwrap).
+  function markWideTables() {
+    Array.prototype.forEach.call(document.querySelectorAll(".md-typeset__scrollwrap"), function (wrap) {
+      var cue = wrap.previousElementSibling;
+      if (!cue || !cue.classList.contains("dm-scroll-cue")) {
+        cue = document.createElement("p");
+        cue.className = "dm-scroll-cue";
+        cue.setAttribute("aria-hidden", "true");  // a screen reader reads every column anyway
+        cue.textContent = "The table is wider than the screen: scroll it sideways for more columns →";
+        wrap.parentNode.insertBefore(cue, wrap);
+      }
+      cue.hidden = wrap.scrollWidth <= wrap.clientWidth + 1;
+    });
+  }
+
+  var resizing = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(markWideTables, 150);
+  });
+
   function setUp() {
     nameUnnamed();
+    markWideTables();
+    searchForTheMissingPage();
     if (document.querySelector(".dm-rows")) {
       if (followOldLink()) return;
       window.addEventListener("hashchange", followOldLink);

@@ -3,14 +3,18 @@
 The stages are the map's groups in the order ``map.yaml`` lists them: the first is where a run
 starts, the last where it ends, and those between are the loop every turn goes round (for pi:
 start → next step → permission → running tools → memory → back to the next step, and the run
-ends from there). Each decision is a square in its stage, coloured by who decides, marked with a
-dot for each holder who can overrule that, and a link to the decision's page.
+ends from there). Each decision is a tile in its stage, a link to the decision's page. Who decides
+is told by the tile's colour and, for readers who do not tell those colours apart (WCAG 1.4.1), by
+its shape too: square corners for plain code, round ends for an AI model, pointed ends for a
+person. A small mark at the corner, in the same shape and colour, stands for each holder who can
+overrule it. The legend shows each shape.
 
 Two drawings are written, and CSS shows one: a wide one (the loop as a ring, for a screen of
 720 px or more) and a narrow one (the stages stacked, legible at 390 px). Both are plain SVG:
 no script, no font or library from another host; colours come from the site's CSS variables, so
 the dark scheme applies. The text alternative is the figure's caption, each stage's label and
-each link's name; the at-a-glance table carries the same facts as text.
+each link's name; the at-a-glance table carries the same facts as text. A skip link before the
+drawings takes a keyboard past its links, to the caption.
 """
 
 from __future__ import annotations
@@ -81,23 +85,68 @@ def loop_diagram(groups: tuple[GroupView, ...], href: Callable[[Card], str], *, 
     if ring:
         drawings.insert(0, _svg(groups, href, focus, "wide", caption_id, label))
     classes = "dm-loop" + (" dm-loop--ring" if ring else "") + (" dm-loop--focus" if focus else "")
-    return (f'<figure class="{classes}" id="dm-loop-{_e(name)}" data-search-exclude>\n' + "\n".join(drawings) + "\n"
+    links = sum(len(g.cards) for g in groups)
+    skip = (f'<a class="dm-skip" href="#{_e(caption_id)}">Skip the drawing\u2019s {links} '
+            f'link{"s" if links != 1 else ""}</a>')
+    return (f'<figure class="{classes}" id="dm-loop-{_e(name)}" data-search-exclude>\n{skip}\n'
+            + "\n".join(drawings) + "\n"
             + f'<figcaption id="{_e(caption_id)}">{caption}{_legend(focus)}'
             + (f' <a href="{html.escape(table)}">The same decisions as a table</a>.' if table else "")
             + "</figcaption>\n</figure>")
 
 
 def _legend(focus: Mapping[str, Focus] | None) -> str:
-    keys = [f'<span class="dm-key"><span class="dm-swatch dm-swatch--{w}" aria-hidden="true"></span>'
-            f"{_e(WHO_SHORT[w])}</span>" for w in ("code", "model", "person")]
-    keys.append('<span class="dm-key"><span class="dm-swatch dm-swatch--dot" aria-hidden="true"></span>'
-                "a dot: who else can overrule it</span>")
+    keys = [f'<span class="dm-key">{_swatch(w, 24, 15)}{_e(WHO_SHORT[w])}: {_e(_SHAPE_WORDS[w])}</span>'
+            for w in ("code", "model", "person")]
+    marks = " ".join(_swatch(w, 11, 11, mark=True) for w in ("code", "model", "person"))
+    keys.append(f'<span class="dm-key">{marks} a small mark at a tile\u2019s corner: who else can overrule it '
+                "(the mark has that holder\u2019s shape and colour)</span>")
     if focus:
         keys.append('<span class="dm-key"><span class="dm-swatch dm-swatch--faded" aria-hidden="true"></span>'
                     "not changed by it</span>")
         keys.append('<span class="dm-key"><span class="dm-swatch dm-swatch--related" aria-hidden="true"></span>'
                     "it adds a decision next to this one</span>")
     return ' <span class="dm-legend">' + " ".join(keys) + "</span>"
+
+
+_SHAPE_WORDS = {"code": "square corners", "model": "round ends", "person": "pointed ends"}
+
+
+def _swatch(who: str, w: float, h: float, mark: bool = False) -> str:
+    """A holder's shape, small, for the legend (drawn as in the figure, so the two match)."""
+    shape = _mark(who, w / 2, h / 2, w * 0.36) if mark else _shape(who, 0.5, 0.5, w - 1, h - 1)
+    return (f'<svg class="dm-swatch dm-swatch--{_e(who)}" width="{w:g}" height="{h:g}" viewBox="0 0 {w:g} {h:g}" '
+            f'aria-hidden="true" focusable="false">{shape}</svg>')
+
+
+def _shape(who: str, x: float, y: float, w: float, h: float) -> str:
+    """A decision's tile, shaped by who decides: square corners (plain code), round ends (an AI
+    model), pointed ends (a person); a tile of anyone else has softly rounded corners."""
+    if who == "code":
+        return f'<rect class="dm-shape dm-shape--code" x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" rx="1"/>'
+    if who == "model":
+        return (f'<rect class="dm-shape dm-shape--model" x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" '
+                f'rx="{h / 2:g}"/>')
+    if who == "person":
+        tip = min(7.0, h / 2)
+        points = [(x, y + h / 2), (x + tip, y), (x + w - tip, y), (x + w, y + h / 2), (x + w - tip, y + h),
+                  (x + tip, y + h)]
+        return (f'<polygon class="dm-shape dm-shape--person" '
+                f'points="{" ".join(f"{px:g},{py:g}" for px, py in points)}"/>')
+    return f'<rect class="dm-shape dm-shape--{_e(who)}" x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" rx="5"/>'
+
+
+def _mark(who: str, cx: float, cy: float, r: float) -> str:
+    """The small mark of a holder who can overrule: a square, a circle or a diamond."""
+    if who == "code":
+        side = r * 1.7
+        return (f'<rect class="dm-dot dm-dot--code" x="{cx - side / 2:g}" y="{cy - side / 2:g}" '
+                f'width="{side:g}" height="{side:g}"/>')
+    if who == "person":
+        d = r * 1.3
+        return (f'<polygon class="dm-dot dm-dot--person" '
+                f'points="{cx:g},{cy - d:g} {cx + d:g},{cy:g} {cx:g},{cy + d:g} {cx - d:g},{cy:g}"/>')
+    return f'<circle class="dm-dot dm-dot--{_e(who)}" cx="{cx:g}" cy="{cy:g}" r="{r:g}"/>'
 
 
 # --- the two drawings ---------------------------------------------------------------------------
@@ -272,11 +321,10 @@ def _chip(card: Card, x: float, y: float, w: float, h: float, link: str, focus: 
     if focusing and focus is not None:
         name += "; changed by this extension" if focus.kind == "changed" else "; this extension adds a decision next to it"
     name += "."
-    dots = "".join(f'<circle class="dm-dot dm-dot--{_e(o)}" cx="{x + w - 4 - 9 * i:g}" cy="{y + 4:g}" r="4.5"/>'
-                   for i, o in enumerate(overrides))
+    dots = "".join(_mark(o, x + w - 4 - 10 * i, y + 4, 4.5) for i, o in enumerate(overrides))
     return (f'<a class="dm-node dm-node--{_e(who)}{state}" href="{html.escape(link)}" aria-label="{_e(name)}">'
             f"<title>{_e(name)}</title>"
-            f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" rx="5"/>'
+            f"{_shape(who, x, y, w, h)}"
             f'<text x="{x + w / 2:g}" y="{y + h / 2 + 4.5:g}" text-anchor="middle">{_e(entry.id)}</text>'
             f"{dots}</a>")
 

@@ -134,7 +134,25 @@ class EditionView:
 
     @property
     def rechecks(self) -> tuple[VerdictView, ...]:
-        return tuple(v for v in self.entries if v.verdict.needs_recheck)
+        """Problems whose cited code changed in this move and whose upstream status nobody has
+        looked at since: a fix may have landed. One marked fixed, or whose status was checked on
+        the day of the move or later, is settled (see :meth:`rechecked`), so no alarm is raised."""
+        return tuple(v for v in self.entries if v.verdict.needs_recheck and not self.settled(v))
+
+    @property
+    def rechecked(self) -> tuple[VerdictView, ...]:
+        """Problems whose cited code changed in this move, already settled: fixed, or re-checked."""
+        return tuple(v for v in self.entries if v.verdict.needs_recheck and self.settled(v))
+
+    def settled(self, view: VerdictView) -> str | None:
+        """Why a problem's status needs no re-check: "fixed" (a release that fixed it is
+        recorded) or "checked" (its upstream status was checked on or after the move's day)."""
+        upstream = view.verdict.entry.upstream if view.verdict.entry is not None else None
+        if upstream is None:
+            return None
+        if upstream.fixed_in:
+            return "fixed"
+        return "checked" if upstream.checked and str(upstream.checked) >= str(self.edition.date) else None
 
     def entry(self, entry_id: str) -> VerdictView | None:
         return next((v for v in self.entries if v.id == entry_id), None)

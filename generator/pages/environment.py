@@ -60,7 +60,7 @@ def environment(kind: str) -> Environment:
         sentence=lambda value: value if str(value).rstrip()[-1:] in (".", "!", "?", "") else str(value).rstrip() + ".",
     )
     env.globals.update(WHO=WHO, VERDICTS=VERDICTS, number_word=number_word, count=count, span=span,
-                       who_list=who_list)
+                       who_list=who_list, download_size="")  # render sets the size once it is written
     return env
 
 
@@ -104,6 +104,13 @@ def code_block(text: str, language: str) -> str:
 def span(lines: tuple[int, int]) -> str:
     """A 1-based inclusive range as a person writes it: "7" or "7-12"."""
     return str(lines[0]) if lines[0] == lines[1] else f"{lines[0]}-{lines[1]}"
+
+
+def file_size(size: int) -> str:
+    """A size in bytes as a reader weighs a download: "902 KB", "1.4 MB"."""
+    if size < 1_000_000:
+        return f"{max(1, round(size / 1000))} KB"
+    return f"{size / 1_000_000:.1f} MB"
 
 
 def count(number: int, singular: str, plural: str | None = None) -> str:

@@ -310,6 +310,34 @@ class MapView:
         return sum(bool(card.overrides) for g in self.groups for card in g.cards)
 
     @property
+    def overruled_percent(self) -> int:
+        return percent(self.overruled_decision_count, self.decision_count)
+
+    @property
+    def overruled_by_several(self) -> tuple[str, ...]:
+        """Decisions that more than one other holder can overrule: the census counts each of them
+        once per holder, so its rows add up to more than :attr:`overruled_decision_count`."""
+        return tuple(card.id for g in self.groups for card in g.cards
+                     if len({o.by for o in card.overrides}) > 1)
+
+    @property
+    def id_gaps(self) -> tuple[str, ...]:
+        """Where the decisions' IDs skip (a group letter, or numbers in a group), as a reader would
+        say it: "there is no group B", "A11 is followed by A16"."""
+        letters = sorted(g.id for g in self.groups if len(g.id) == 1 and g.id.isalpha())
+        gaps = []
+        if letters:
+            missing = [chr(c) for c in range(ord(letters[0]), ord(letters[-1]) + 1) if chr(c) not in letters]
+            if missing:
+                gaps.append("there is no group " + " or ".join(missing))
+        for group in self.groups:
+            numbers = sorted(int(c.id[1:]) for c in group.cards if c.id[1:].isdigit() and c.id[0] == group.id)
+            if numbers and numbers[0] > 1:
+                gaps.append(f"{group.id} starts at {group.id}{numbers[0]}")
+            gaps += [f"{group.id}{a} is followed by {group.id}{b}" for a, b in zip(numbers, numbers[1:]) if b > a + 1]
+        return tuple(gaps)
+
+    @property
     def last_check(self) -> str | None:
         """The map's own check date, else the newest date recorded on its entries."""
         dates = [d for d in (self.map.checked, self.census.last_reviewed, self.census.last_upstream_check) if d]

@@ -1,0 +1,98 @@
+"""The loader's checks as a contributor meets them: the one error line `verify` prints for a bad
+entry (which file, which line, what is wrong), and what it lets through. Cases mutation testing
+(`make mutation`) showed no other test pins; the hostile corpus is in test_bad_inputs.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import entry_yaml, make_project, run_main
+
+SOURCE = {"1": {"src/a.ts": "export const a = 1;\n"}}
+
+
+def problems(capsys, tmp_path: Path, text: str, probe: bool = False) -> list[str]:
+    """The error lines of `verify` for an entry D1 written as ``text`` (paths shown from the map)."""
+    project = make_project(tmp_path, SOURCE)
+    project.write_entry("D1", text)
+    if probe:
+        (project.folder / "probes").mkdir()
+        (project.folder / "probes" / "D1.mjs").write_text("console.log('{}')\n")
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet")
+    lines = [line.replace(f"{project.folder}/", "") for line in run.errors if line.startswith("error: ")]
+    assert (run.code == 2) == bool(lines), run.stderr
+    return lines
+
+
+GOOD = entry_yaml("D1", [("src/a.ts", 1)])
+
+
+def test_the_error_names_the_line_where_nesting_passes_twelve(capsys, tmp_path) -> None:
+    """Brackets that close again do not count; a stray `]` at the top does not make room for more;
+    twelve levels are allowed, thirteen are not (and `X` is only a letter)."""
+    text = GOOD + "\n".join([
+        "note: XXXXXXXXXXXXXX ]",  # a stray closing bracket in plain text, and letters
+        "a: [b, [c]]",
+        "d: " + "[" * 12 + "]" * 12,  # twelve: allowed
+        "e: " + "[" * 6 + "X, " + "[" * 7 + "1" + "]" * 13,  # thirteen: refused here
+    ]) + "\n"
+    assert text.count("\n") == 11
+    assert problems(capsys, tmp_path, text) == [
+        "error: D1.yaml:11: nested 13 levels deep; entries never nest deeper than 12"]
+
+
+def test_a_probe_expect_may_hold_forty_names_not_forty_one(capsys, tmp_path) -> None:
+    def with_expect(count: int) -> str:
+        names = ", ".join(f"k{n}: true" for n in range(count))
+        return GOOD.replace("cites:", f"probe:\n  shows: It runs.\n  expect: {{{names}}}\ncites:")
+
+    assert problems(capsys, tmp_path / "40", with_expect(40), probe=True) == []
+    assert problems(capsys, tmp_path / "41", with_expect(41), probe=True) == [
+        "error: D1.yaml:7: probe.expect must hold 1 to 40 names, not 41"]
+
+
+@pytest.mark.parametrize(("expect", "said"), [
+    ("{ran: true, ran: false}", "duplicate key 'ran' in probe.expect; keep one"),
+    ("\n    ? [ran]\n    : true", "probe.expect has the key None; keys are names such as `ran` or `exit_code`"),
+    ("{ran: [true]}", "probe.expect.ran must be text, a number, true, false or null (a JSON scalar)"),
+], ids=["duplicate-key", "key-not-a-name", "value-not-a-scalar"])
+def test_a_probe_expect_that_is_no_flat_mapping_of_names(capsys, tmp_path, expect: str, said: str) -> None:
+    text = GOOD.replace("cites:", f"probe:\n  shows: It runs.\n  expect: {expect}\ncites:")
+    [line] = problems(capsys, tmp_path, text, probe=True)
+    assert line.startswith("error: D1.yaml:") and line.endswith(said), line
+    assert line.split(":")[2] in ("7", "8"), line  # the expect's line (a complex key: the key's own)
+
+
+@pytest.mark.parametrize(("key", "said"), [
+    ("answr", "unknown key 'answr'; did you mean 'answer'?"),
+    # two thirds alike is not alike enough to guess: the allowed keys are listed instead
+    ("ansxxr", "unknown key 'ansxxr'; allowed: id, kind, question, decided_by, overrides, answer, "),
+], ids=["close", "not-close-enough"])
+def test_an_unknown_key_gets_a_guess_only_when_it_is_close(capsys, tmp_path, key: str, said: str) -> None:
+    [line] = problems(capsys, tmp_path, GOOD + f"{key}: x\n")
+    assert line.startswith(f"error: D1.yaml:8: {said}"), line
+
+
+@pytest.mark.parametrize(("edit", "said"), [
+    (("id: D1", "id: d1"), "id 'd1' does not have the expected form (a capital letter and a number, e.g. D1)"),
+    (("    lines: 1\n", "    lines: 1\n    record: {symbol: a, length: 1, digest: XYZ}\n"),
+     "cites.0.record.digest 'XYZ' does not have the expected form (pattern ^[0-9a-f]{12}$)"),
+], ids=["entry-id", "record-digest"])
+def test_a_value_of_the_wrong_form_says_the_form(capsys, tmp_path, edit, said: str) -> None:
+    [line] = problems(capsys, tmp_path, GOOD.replace(*edit))
+    assert line.endswith(said), line
+
+
+@pytest.mark.parametrize(("value", "said"), [
+    (".nan", "probe.expect.n is not a number JSON can hold; write a finite number"),
+    (".inf", "probe.expect.n is not a number JSON can hold; write a finite number"),
+    ("-.inf", "probe.expect.n is not a number JSON can hold; write a finite number"),
+    ("1.5", None), ("-2", None), ("null", None), ('"' + "x" * 4000 + '"', None),
+    ('"' + "x" * 4001 + '"', "probe.expect.n is too long or holds a control character; write plain text"),
+    ('"a\\u0001b"', "probe.expect.n is too long or holds a control character; write plain text"),
+], ids=["nan", "inf", "minus-inf", "float", "negative", "null", "text-4000", "text-4001", "control-character"])
+def test_a_probe_expects_json_scalars(capsys, tmp_path, value: str, said: str | None) -> None:
+    text = GOOD.replace("cites:", f"probe:\n  shows: It runs.\n  expect: {{n: {value}}}\ncites:")
+    assert problems(capsys, tmp_path, text, probe=True) == ([f"error: D1.yaml:7: {said}"] if said else [])

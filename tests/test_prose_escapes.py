@@ -1,0 +1,85 @@
+"""Every escape of the prose renderer (generator/prose.py), as the reader gets it: the site's
+Markdown (read by Python-Markdown into HTML) and the downloadable Markdown. Each case is a thing
+a contributor may write in a YAML answer; the expected text is written out by hand."""
+
+from __future__ import annotations
+
+import markdown
+import pytest
+
+from generator import prose
+
+# (what a contributor writes, the site's Markdown, the download's Markdown)
+CASES = [
+    # constructs that are on: emphasis, strong, code, http(s) links (children rendered too)
+    ("*em* **strong** _u_ __U__ `code`", "<em>em</em> <strong>strong</strong> <em>u</em> <strong>U</strong> <code>code</code>",
+     "*em* **strong** *u* **U** `code`"),
+    ("[*em* `c`](https://e.org)", '<a href="https://e.org"><em>em</em> <code>c</code></a>', "[*em* `c`](https://e.org)"),
+    # backslash escapes are read (the character is text), not shown
+    (r"\*not em\* and \[x\]", "&#42;not em&#42; and &#91;x&#93;", r"\*not em\* and \[x\]"),
+    # no typographer (quotes, dashes and ellipses stay), no linkify (a bare address is text)
+    ('a -- b "q" (c) ...', 'a -- b "q" (c) ...', 'a -- b "q" (c) ...'),
+    ("see https://e.org/x and www.e.org", "see https://e.org/x and www.e.org", "see https://e.org/x and www.e.org"),
+    # raw HTML and entities are text; an autolink is text
+    ("<b>x</b> &amp; &copy;", "&lt;b&gt;x&lt;/b&gt; &amp;amp; &amp;copy;", "&lt;b&gt;x&lt;/b&gt; &amp;amp; &amp;copy;"),
+    ("<https://e.org>", "&lt;https://e.org&gt;", "&lt;https://e.org&gt;"),
+    # an address is kept as written (no percent-encoding), in any case of the scheme
+    ("[x](https://e.org/ä)", '<a href="https://e.org/ä">x</a>', "[x](https://e.org/ä)"),
+    ("[x](HTTPS://E.ORG/A)", '<a href="HTTPS://E.ORG/A">x</a>', "[x](HTTPS://E.ORG/A)"),
+    # in an address, what could end the attribute or start markup is an entity; parentheses are
+    # encoded for the download, where they would end the link
+    ("[a](https://e.org/?a=1&b=\"2\"`'x)", '<a href="https://e.org/?a=1&amp;b=&quot;2&quot;&#96;\'x">a</a>',
+     "[a](https://e.org/?a=1&b=\"2\"`'x)"),
+    ("[a](https://e.org/a_(b)c)", '<a href="https://e.org/a_(b)c">a</a>', "[a](https://e.org/a_%28b%29c)"),
+    # not links: another scheme, an empty or spaced address, a reference, an image's `!` stays text
+    ("[x](javascript:alert(1))", "&#91;x&#93;(javascript:alert(1))", r"\[x\](javascript:alert(1))"),
+    ("[x]()", "&#91;x&#93;()", r"\[x\]()"),
+    ("[x](https://e.org/ä b)", "&#91;x&#93;(https://e.org/ä b)", r"\[x\](https://e.org/ä b)"),
+    ("[ref][1]", "&#91;ref&#93;&#91;1&#93;", r"\[ref\]\[1\]"),
+    ("![img](https://e.org/i.png)", '&#33;<a href="https://e.org/i.png">img</a>', r"\![img](https://e.org/i.png)"),
+    ("[x](https://e.org \"title\")", '<a href="https://e.org">x</a>', "[x](https://e.org)"),
+    # what would open a block at the start of a paragraph stays text
+    ("# not a heading", "&#35; not a heading", r"\# not a heading"),
+    ("> not a quote", "&gt; not a quote", "&gt; not a quote"),
+    ("* not a list", "&#42; not a list", r"\* not a list"),
+    ("1. not a list", "1&#46; not a list", r"1\. not a list"),
+    ("---", "&#45;--", r"\---"),
+    (": def", "&#58; def", r"\: def"),
+    # backslashes and backticks that open nothing
+    ("a\\\\b", "a&#92;b", "a\\\\b"),
+    ("back\\`tick`", "back&#96;tick&#96;", "back\\`tick\\`"),
+    ("{{ x }} | ~ ^ = $ + !", "&#123;&#123; x &#125;&#125; &#124; &#126; &#94; &#61; &#36; &#43; &#33;",
+     r"\{\{ x \}\} \| \~ \^ \= \$ \+ \!"),
+]
+
+
+@pytest.mark.parametrize(("written", "site", "download"), CASES, ids=[f"case{n}" for n in range(len(CASES))])
+def test_prose_renders_as_written_in_both_forms(written: str, site: str, download: str) -> None:
+    assert prose.site_inline(written) == site
+    assert prose.markdown_inline(written) == download
+
+
+def test_paragraphs_are_kept_and_each_is_guarded() -> None:
+    text = "para one\n\n1. two\n- three"
+    assert prose.site_block(text) == "para one\n\n1&#46; two\n\n&#45; three"
+    assert prose.markdown_block(text) == "para one\n\n1\\. two\n\n\\- three"
+    assert prose.site_inline(text) == "para one 1. two - three"
+
+
+def test_plain_text_and_attribute_text() -> None:
+    assert prose.html_text("a \"b\" 'c' <d> & {e}") == "a &quot;b&quot; &#39;c&#39; &lt;d&gt; &amp; &#123;e&#125;"
+    assert prose.site_text("- x * y") == "&#45; x &#42; y"
+    assert prose.markdown_text("2) x _y_") == "2\\) x \\_y\\_"
+    assert prose.words("x [y](https://e.org/*z*) `c` **d**") == "x y c d"
+
+
+def test_entry_ids_link_to_their_pages_with_the_headline_as_title() -> None:
+    def links(entry_id: str):
+        return {"D2": ("d2.md", 'Who said "no") onmouseover="x'), "E1": "e1.md"}.get(entry_id)
+
+    site = prose.site_inline("see D2, D10 and E1; not XD2 or D2x", links=links)
+    assert site == ('see [D2](d2.md "Who said &quot;no&quot;) onmouseover&#61;&quot;x"){ .dm-ref }, D10 and '
+                    "[E1](e1.md){ .dm-ref }; not XD2 or D2x")
+    html = markdown.markdown(site, extensions=["attr_list"])
+    assert html == ('<p>see <a class="dm-ref" href="d2.md" title="Who said &quot;no&quot;) onmouseover&#61;&quot;x">'
+                    'D2</a>, D10 and <a class="dm-ref" href="e1.md">E1</a>; not XD2 or D2x</p>')

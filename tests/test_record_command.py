@@ -1,0 +1,103 @@
+"""`record` as a contributor runs it: which citations it writes a record for (the YAML they read
+afterwards), which it leaves, and what it refuses with exit 1. Cases mutation testing showed no
+other test pins; the records' promises are in test_records.py."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from conftest import entry_yaml, make_project, run_main
+
+CODE = "export function one(): number {\n  return 1;\n}\n\nexport function two(): number {\n  return 2;\n}\n"
+
+
+def records(project, entry_id: str) -> list[str | None]:
+    cites = yaml.safe_load(project.entry(entry_id).read_text())["cites"]
+    return [c["record"]["symbol"] if "record" in c else None for c in cites]
+
+
+def project_of(tmp_path, **entries):
+    return make_project(tmp_path, {"1": {"src/a.ts": CODE}}, {k: entry_yaml(k, v) for k, v in entries.items()})
+
+
+def test_record_of_one_entry_leaves_the_others(tmp_path, capsys) -> None:
+    project = project_of(tmp_path, D1=[("src/a.ts", "1-3")], D2=[("src/a.ts", "5-7")], D3=[("src/a.ts", "1-3")])
+    run = run_main(capsys, "record", "D2", "--decisions", project.decisions, "--quiet")
+    assert run.code == 0, run.stderr
+    assert [records(project, i) for i in ("D1", "D2", "D3")] == [[None], ["two"], [None]]
+
+
+def test_a_citation_without_a_record_after_one_with_a_record_is_recorded(tmp_path, capsys) -> None:
+    project = project_of(tmp_path, D1=[("src/a.ts", "1-3")])
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    text = project.entry("D1").read_text() + "  - file: src/a.ts\n    lines: 5-7\n"
+    project.entry("D1").write_text(text)
+    run = run_main(capsys, "record", "--decisions", project.decisions, "--quiet")
+    assert run.stdout == "recorded 1 citation(s) in 1 file(s)\n"
+    assert records(project, "D1") == ["one", "two"]
+
+
+def test_replace_takes_anew_only_the_ranges_changed_on_purpose(tmp_path, capsys) -> None:
+    project = project_of(tmp_path, D1=[("src/a.ts", "1-3"), ("src/a.ts", "1-3")])
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    first = re.findall(r"record: .*", project.entry("D1").read_text())[0]
+    # the second citation now cites `two` on purpose
+    text = project.entry("D1").read_text()
+    at = text.rindex("lines: 1-3")
+    project.entry("D1").write_text(text[:at] + "lines: 5-7" + text[at + len("lines: 1-3"):])
+    run = run_main(capsys, "record", "--replace", "D1", "--decisions", project.decisions, "--quiet")
+    assert (run.code, run.stdout) == (0, "recorded 1 citation(s) in 1 file(s)\n"), run.stderr
+    assert records(project, "D1") == ["one", "two"]
+    assert re.findall(r"record: .*", project.entry("D1").read_text())[0] == first
+
+
+def test_replace_refuses_a_range_past_the_end_and_records_the_rest(tmp_path, capsys) -> None:
+    project = project_of(tmp_path, D1=[("src/a.ts", "1-3"), ("src/a.ts", "5-7")])
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    text = project.entry("D1").read_text()
+    project.entry("D1").write_text(text.replace("lines: 1-3", "lines: 6-9").replace("lines: 5-7", "lines: 1-3"))
+    run = run_main(capsys, "record", "--replace", "D1", "--decisions", project.decisions, "--quiet")
+    assert run.code == 1
+    assert run.stderr.splitlines() == ["D1: src/a.ts:6-9 runs past the end of the file (7 lines at 1); "
+                                       "fix the range first"]
+    assert run.stdout == "recorded 1 citation(s) in 1 file(s)\n"
+    assert records(project, "D1") == ["one", "one"], "the second, changed on purpose, recorded anew"
+
+
+def test_a_range_edited_by_hand_finds_its_code_on_the_first_line(tmp_path, capsys) -> None:
+    project = project_of(tmp_path, D1=[("src/a.ts", "1-3")])
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    project.entry("D1").write_text(project.entry("D1").read_text().replace("lines: 1-3", "lines: 2-4"))
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--format", "json", "--quiet")
+    [row] = run.json()["citations"]
+    assert (row["status"], row["resolved"], row["detail"]) == (
+        "moved", [1, 3], "the range was edited by hand; the recorded code is at 1-3")
+
+
+def test_renames_are_followed_from_each_citations_own_version(tmp_path, capsys) -> None:
+    """a.ts was renamed b.ts at 2, then c.ts at 3: a citation checked at 1 and one checked at 2
+    both follow the rename git saw between their version and 3."""
+    project = make_project(tmp_path, {"1": {"src/a.ts": CODE}, "2": {"src/b.ts": CODE}, "3": {"src/c.ts": CODE}},
+                           {"D1": entry_yaml("D1", [("src/a.ts", "1-3")]),
+                            "D2": entry_yaml("D2", "  - file: src/b.ts\n    lines: 5-7\n    version: \"2\"\n")})
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--target", "3", "--format", "json", "--quiet")
+    assert [(r["resolved_file"], r["detail"]) for r in run.json()["citations"]] == [
+        ("src/c.ts", "src/a.ts was renamed to src/c.ts"), ("src/c.ts", "src/b.ts was renamed to src/c.ts")]
+
+
+def test_record_writes_checked_at_into_a_non_ascii_map_under_a_c_locale(tmp_path, capsys) -> None:
+    import locale
+
+    project = project_of(tmp_path, D1=[("src/a.ts", "1-3")])
+    project.map_yaml.write_text(project.map_yaml.read_text().replace("Demo map", "Carte « démo »"), encoding="utf-8")
+    previous = locale.setlocale(locale.LC_CTYPE)
+    try:
+        locale.setlocale(locale.LC_CTYPE, "C")
+        run = run_main(capsys, "record", "--decisions", project.decisions, "--quiet")
+    finally:
+        locale.setlocale(locale.LC_CTYPE, previous)
+    assert run.code == 0, run.stderr
+    text = project.map_yaml.read_text(encoding="utf-8")
+    assert text.startswith('title: Carte « démo »\nrepo: https://example.org/demo\nversion: "1"\nchecked_at: "1"\n')

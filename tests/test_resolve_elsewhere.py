@@ -1,0 +1,61 @@
+"""Code that left its file, as `verify` reports it (status, new file, new range, detail): what the
+resolver looks for in the rest of the tree, and what it does not. Cases mutation testing showed
+no other test pins; the main promises are in test_records.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import entry_yaml, make_project, run_main
+
+ONE = "export function one(): number {\n  return 1;\n}\n"
+TWO = "export function two(): number {\n  return 2;\n}\n"
+METHOD = "export namespace N {\n  export class A {\n    m(): number {\n      return 1;\n    }\n  }\n}\n"
+OTHER_CODE = "".join(f"export const filler{n} = {n};\n" for n in range(20))
+
+# name: (version 1, version 2, the cited lines of src/a.ts, what verify at 2 says of it)
+CASES = {
+    # a range over two declarations is looked for by both names
+    "two-declarations-move-together": (
+        {"src/a.ts": ONE + TWO + "const keep = 0;\n"},
+        {"src/a.ts": "const keep = 0;\n", "src/b.ts": "// here now\n" + ONE + TWO},
+        "1-6", ("moved", [2, 7], "src/b.ts", "one, two", "moved to src/b.ts")),
+    # cited blank lines come along where the new place has blank lines too; the code around stays
+    "blank-lines-around-the-code": (
+        {"src/a.ts": "const k = 0;\n\n" + ONE + "\nconst z = 9;\n"},
+        {"src/a.ts": "const k = 0;\nconst z = 9;\n", "src/b.ts": "// b\n\n" + ONE + "\n// end\n"},
+        "2-6", ("moved", [2, 6], "src/b.ts", "one", "moved to src/b.ts")),
+    # a declaration that loses `export` on its way to another module has moved, not changed
+    "export-dropped-in-the-move": (
+        {"src/a.ts": ONE + "const k = 0;\n"},
+        {"src/a.ts": "const k = 0;\n", "src/b.ts": "// b\n" + ONE.removeprefix("export ")},
+        "1-3", ("moved", [2, 4], "src/b.ts", "one", "moved to src/b.ts")),
+    # the line right after the cited code is not part of what is looked for
+    "the-next-line-stays-behind": (
+        {"src/a.ts": ONE + "const k = 0;\n"},
+        {"src/a.ts": "const k = 0;\n", "src/b.ts": "// b\n" + ONE + "const other = 5;\n"},
+        "1-3", ("moved", [2, 4], "src/b.ts", "one", "moved to src/b.ts")),
+    # a method moved and changed is found by its whole path (N.A.m), not by a file that only
+    # mentions its name
+    "a-method-moved-and-changed": (
+        {"src/a.ts": METHOD + "const k = 0;\n"},
+        {"src/a.ts": "const k = 0;\n", "src/b.ts": METHOD.replace("return 1", "return 2"),
+         "src/c.ts": "import { N } from './b';\nnew N.A().m();\n"},
+        "3-5", ("changed", [3, 5], "src/b.ts", "N.A.m", "N.A.m is now in src/b.ts, and its code changed")),
+    # code at the top level of a deleted file names nothing to look for: it is missing, even
+    # where the same line stands at the top level of another file
+    "top-level-code-of-a-deleted-file": (
+        {"src/a.ts": 'console.log("hi");\n', "src/b.ts": OTHER_CODE},
+        {"src/b.ts": OTHER_CODE + 'console.log("hi");\n'},
+        "1", ("missing", None, "src/a.ts", "", "")),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_code_that_left_its_file(tmp_path, capsys, name: str) -> None:
+    before, after, lines, expected = CASES[name]
+    project = make_project(tmp_path, {"1": before, "2": after}, {"D1": entry_yaml("D1", [("src/a.ts", lines)])})
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--target", "2", "--format", "json", "--quiet")
+    [row] = run.json()["citations"]
+    assert (row["status"], row["resolved"], row["resolved_file"], row["symbol"], row["detail"]) == expected
+    assert run.code == 1
