@@ -236,6 +236,16 @@ def source_map(sources: dict[str, str | None], with_content: bool = True) -> str
 # --- the command line ---------------------------------------------------------------------------
 
 
+@pytest.fixture(autouse=True)
+def fresh_prose_parser() -> None:
+    """The prose renderer builds its Markdown parser on first use and keeps it. Each test starts
+    without one, so what a test checks includes how it is built: mutation testing forks its
+    workers from a process whose earlier run already built it."""
+    import generator.prose
+
+    generator.prose._MD = None
+
+
 @dataclass(frozen=True)
 class Run:
     code: int

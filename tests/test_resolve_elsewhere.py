@@ -10,16 +10,43 @@ from conftest import entry_yaml, make_project, run_main
 
 ONE = "export function one(): number {\n  return 1;\n}\n"
 TWO = "export function two(): number {\n  return 2;\n}\n"
+THREE = "export function three(): number {\n  return 3;\n}\n"
+FOUR = "export function four(): number {\n  return 4;\n}\n"
 METHOD = "export namespace N {\n  export class A {\n    m(): number {\n      return 1;\n    }\n  }\n}\n"
 OTHER_CODE = "".join(f"export const filler{n} = {n};\n" for n in range(20))
 
 # name: (version 1, version 2, the cited lines of src/a.ts, what verify at 2 says of it)
 CASES = {
-    # a range over two declarations is looked for by both names
-    "two-declarations-move-together": (
-        {"src/a.ts": ONE + TWO + "const keep = 0;\n"},
-        {"src/a.ts": "const keep = 0;\n", "src/b.ts": "// here now\n" + ONE + TWO},
-        "1-6", ("moved", [2, 7], "src/b.ts", "one, two", "moved to src/b.ts")),
+    # a range over several declarations is looked for by all their names; more than three are
+    # shown as the first three and an ellipsis
+    "three-declarations-move-together": (
+        {"src/a.ts": ONE + TWO + THREE + "const keep = 0;\n"},
+        {"src/a.ts": "const keep = 0;\n", "src/b.ts": "// here now\n" + ONE + TWO + THREE},
+        "1-9", ("moved", [2, 10], "src/b.ts", "one, two, three", "moved to src/b.ts")),
+    "four-declarations-move-together": (
+        {"src/a.ts": ONE + TWO + THREE + FOUR + "const keep = 0;\n"},
+        {"src/a.ts": "const keep = 0;\n", "src/b.ts": "// here now\n" + ONE + TWO + THREE + FOUR},
+        "1-12", ("moved", [2, 13], "src/b.ts", "one, two, three, …", "moved to src/b.ts")),
+    # a method keeps its name when it moves into another class of another file; files that do
+    # not hold the code (src/a2.ts, looked at first) are passed over
+    "a-method-moves-to-another-class": (
+        {"src/a.ts": "export class A {\n  m(): number {\n    return 1;\n  }\n}\n"},
+        {"src/a.ts": "export class A {}\n", "src/a2.ts": "export const unrelated = 0;\n",
+         "src/b.ts": "export class B {\n  x = 0;\n\n  m(): number {\n    return 1;\n  }\n}\n"},
+        "2-4", ("moved", [4, 6], "src/b.ts", "B.m", "moved to src/b.ts")),
+    "a-method-moves-to-another-namespace": (
+        {"src/a.ts": "export namespace N {\n  export class A {\n    m(): number {\n      return 1;\n    }\n  }\n}\n"},
+        {"src/a.ts": "export const gone = 1;\n",
+         "src/b.ts": "export namespace M {\n  export class B {\n    m(): number {\n      return 1;\n    }\n  }\n}\n"},
+        "3-5", ("moved", [3, 5], "src/b.ts", "M.B.m", "moved to src/b.ts")),
+    # two methods of a class moved into another namespace's class: their last names are what count
+    "two-methods-move-together": (
+        {"src/a.ts": "export namespace N {\n  export class A {\n    p(): number {\n      return 1;\n    }\n"
+                     "    q(): number {\n      return 2;\n    }\n  }\n}\n"},
+        {"src/a.ts": "export const gone = 1;\n",
+         "src/b.ts": "export namespace M {\n  export class B {\n    p(): number {\n      return 1;\n    }\n"
+                     "    q(): number {\n      return 2;\n    }\n  }\n}\n"},
+        "3-8", ("moved", [3, 8], "src/b.ts", "M.B.p, M.B.q", "moved to src/b.ts")),
     # cited blank lines come along where the new place has blank lines too; the code around stays
     "blank-lines-around-the-code": (
         {"src/a.ts": "const k = 0;\n\n" + ONE + "\nconst z = 9;\n"},
@@ -28,7 +55,8 @@ CASES = {
     # a declaration that loses `export` on its way to another module has moved, not changed
     "export-dropped-in-the-move": (
         {"src/a.ts": ONE + "const k = 0;\n"},
-        {"src/a.ts": "const k = 0;\n", "src/b.ts": "// b\n" + ONE.removeprefix("export ")},
+        {"src/a.ts": "const k = 0;\n", "src/a2.ts": "export const unrelated = 0;\n",
+         "src/b.ts": "// b\n" + ONE.removeprefix("export ")},
         "1-3", ("moved", [2, 4], "src/b.ts", "one", "moved to src/b.ts")),
     # the line right after the cited code is not part of what is looked for
     "the-next-line-stays-behind": (
@@ -42,6 +70,11 @@ CASES = {
         {"src/a.ts": "const k = 0;\n", "src/b.ts": METHOD.replace("return 1", "return 2"),
          "src/c.ts": "import { N } from './b';\nnew N.A().m();\n"},
         "3-5", ("changed", [3, 5], "src/b.ts", "N.A.m", "N.A.m is now in src/b.ts, and its code changed")),
+    # top-level code found twice: the place that is at the top level too is the one
+    "top-level-code-also-inside-a-function": (
+        {"src/a.ts": "compute();\n"},
+        {"src/a.ts": "function f() {\n  compute();\n}\ncompute();\n"},
+        "1", ("moved", [4, 4], "src/a.ts", "", "")),
     # code at the top level of a deleted file names nothing to look for: it is missing, even
     # where the same line stands at the top level of another file
     "top-level-code-of-a-deleted-file": (
