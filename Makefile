@@ -8,10 +8,13 @@ STAMP := $(VENV)/.installed
 
 setup: $(STAMP)
 
+# -qq: a machine whose pip configuration names an index folder that does not exist would get a
+# warning per package; errors still print. pip check: the lock holds every dependency it needs.
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(PY) -m pip install -qq --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install -qq --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@$(PY) -m pip check > $(VENV)/pip-check.txt || { cat $(VENV)/pip-check.txt; exit 1; }
 	touch $(STAMP)
 
 site: $(STAMP)  ## fetch the pinned pi, verify every citation, build the site into site/
