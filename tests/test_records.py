@@ -263,3 +263,26 @@ def test_a_digest_of_digits_only_is_written_as_text() -> None:
     for digest in ("128429153790", "8ac6539463fe", "000000000001"):
         written = yaml.safe_load(f"record: {record_text(CitationRecord('A.b', 3, digest))}")["record"]
         assert written == {"symbol": "A.b", "length": 3, "digest": digest}
+
+
+def test_bump_records_a_citation_nobody_recorded_when_its_code_is_unchanged(tmp_path: Path, capsys) -> None:
+    """A hand-written citation (no record yet) over code that stays put: `bump` takes it to the new
+    version like any other, recorded there, with no `version:` line left behind."""
+    steady = "export function steady(): number {\n  return 1;\n}\n"
+    project = make_project(tmp_path, {"1": {"src/a.ts": steady}, "2": {"src/a.ts": steady + "export const more = 2;\n"}},
+                           {"D1": entry_yaml("D1", [("src/a.ts", "1-3")])})
+    run = run_main(capsys, "bump", "2", "--decisions", project.decisions, "--quiet")
+    assert run.code == 0, run.stdout + run.stderr
+    text = project.entry("D1").read_text()
+    assert "record: {symbol: steady, length: 3, digest: " in text and "version:" not in text
+    assert run_main(capsys, "verify", "--decisions", project.decisions, "--quiet").code == 0
+
+
+def test_record_names_every_unknown_id(project, capsys) -> None:
+    run = run_main(capsys, "record", "--replace", "Z9", "D1", "Y8", "--decisions", project.decisions, "--quiet")
+    assert run.code == 2 and "no entry has the ID Y8, Z9" in run.stderr
+
+
+def test_verify_json_names_the_version_it_checked_against(project, capsys) -> None:
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--format", "json", "--quiet", "--target", "2")
+    assert set(run.json()) == {"target", "citations"} and run.json()["target"] == "2"
