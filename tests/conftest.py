@@ -211,6 +211,53 @@ def make_project(root: Path, versions: dict[str, dict[str, str]], entries: dict[
     return project
 
 
+# --- one declaration for each kind of drift --------------------------------------------------------
+
+# A source file at two versions: `steady` moves (three lines added above everything), `drifting`
+# is edited, `doomed` is deleted, and `twin` is there twice with the same code and nothing to
+# choose between the two.
+DRIFT_V1 = """\
+export function steady(a: number): number {
+  return a + 1;
+}
+
+export function drifting(x: number): number {
+  const doubled = x * 2;
+  return doubled;
+}
+
+export function doomed(): string {
+  return "bye";
+}
+
+export function twin(): number {
+  return 7;
+}
+"""
+
+DRIFT_V2 = """\
+// a header
+// added in
+// version 2
+export function steady(a: number): number {
+  return a + 1;
+}
+
+export function drifting(x: number): number {
+  const doubled = x * 3;
+  return doubled;
+}
+
+export function twin(): number {
+  return 7;
+}
+
+export function twin(): number {
+  return 7;
+}
+"""
+
+
 # --- npm packages for a fake registry ------------------------------------------------------------
 
 

@@ -7,50 +7,8 @@ import re
 
 import pytest
 
-from conftest import make_project, run_main
+from conftest import DRIFT_V1 as V1, DRIFT_V2 as V2, make_project, run_main
 
-V1 = """\
-export function steady(a: number): number {
-  return a + 1;
-}
-
-export function drifting(x: number): number {
-  const doubled = x * 2;
-  return doubled;
-}
-
-export function doomed(): string {
-  return "bye";
-}
-
-export function twin(): number {
-  return 7;
-}
-"""
-
-# Version 2: three lines inserted above everything (so `steady` moves), `drifting` edited,
-# `doomed` deleted, and `twin` copied: two declarations of that name, the same code in both.
-V2 = """\
-// a header
-// added in
-// version 2
-export function steady(a: number): number {
-  return a + 1;
-}
-
-export function drifting(x: number): number {
-  const doubled = x * 3;
-  return doubled;
-}
-
-export function twin(): number {
-  return 7;
-}
-
-export function twin(): number {
-  return 7;
-}
-"""
 
 ENTRY = """\
 # The entry's own comment stays.

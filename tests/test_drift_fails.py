@@ -13,50 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import entry_yaml, make_project, run_main
+from conftest import DRIFT_V1 as V1, DRIFT_V2 as V2, entry_yaml, make_project, run_main
 
-V1 = """\
-export function steady(a: number): number {
-  return a + 1;
-}
-
-export function drifting(x: number): number {
-  const doubled = x * 2;
-  return doubled;
-}
-
-export function doomed(): string {
-  return "bye";
-}
-
-export function twin(): number {
-  return 7;
-}
-"""
-
-# Version 2: three lines above everything (`steady` moves), `drifting` edited, `doomed` deleted,
-# `twin` there twice with the same code and nothing to choose between the two.
-V2 = """\
-// a header
-// added in
-// version 2
-export function steady(a: number): number {
-  return a + 1;
-}
-
-export function drifting(x: number): number {
-  const doubled = x * 3;
-  return doubled;
-}
-
-export function twin(): number {
-  return 7;
-}
-
-export function twin(): number {
-  return 7;
-}
-"""
 
 # status -> (entry ID, the cited range at 1)
 DRIFT = {"moved": ("A1", "1-3"), "changed": ("A2", "5-8"), "missing": ("A3", "10-12"), "ambiguous": ("A4", "15")}
