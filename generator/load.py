@@ -29,7 +29,8 @@ _FORBIDDEN_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]*)[^)]*\)")
 _AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]*:[^>\s]*)>")
 _CODE_SPAN = re.compile(r"`[^`]*`")
-_SCHEME = re.compile(r"\b(javascript|data|vbscript|file):", re.IGNORECASE)
+# an address right after the colon ("a UTF-8 file: the tool" is prose, "file:///etc" is not)
+_SCHEME = re.compile(r"\b(javascript|data|vbscript|file):(?=\S)", re.IGNORECASE)
 # The tags YAML gives plain values by itself; any other (explicit) tag is refused.
 _PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "timestamp", "seq",
                                                    "map", "value", "merge")}

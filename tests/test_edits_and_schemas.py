@@ -185,6 +185,19 @@ def test_links_may_go_to_http_and_https_in_any_case_and_nowhere_else() -> None:
         assert not schema.is_safe_link(url), url
 
 
+@pytest.mark.parametrize("answer, code", [
+    ("Read as UTF-8 in a UTF-8 file: the tool writes it back.", 0),  # a colon in a sentence
+    ("Open file:///etc/passwd to see.", 2),  # an address
+    ("Or javascript:alert(1) here.", 2),
+])
+def test_a_scheme_word_is_refused_only_when_an_address_follows_its_colon(tmp_path, capsys, answer, code) -> None:
+    project = make_project(tmp_path, {"1": {"src/a.ts": A_TS}}, {"D1": HEAD.replace("answer: A.", f"answer: '{answer}'")
+                                                                + "cites:\n  - file: src/a.ts\n    lines: 1-3\n"})
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet")
+    assert run.code == code, run.stderr
+    assert ("address outside backticks" in run.stderr) == (code == 2)
+
+
 # --- fix: code that moved to another file --------------------------------------------------------------
 
 A_TS = "export function f(): number {\n\treturn 1;\n}\n\nexport function g(): number {\n\treturn 2;\n}\n"
