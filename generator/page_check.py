@@ -38,17 +38,17 @@ _BLOCK = {"address", "article", "aside", "blockquote", "body", "br", "dd", "deta
 
 
 # A quick first look: code elements cut out and every tag and entity made a line break, so that
-# every text starts a line. That finds every leak the exact reading below finds (and some it would not), so a
-# page where it finds nothing needs no exact reading: most pages, whose bulk is code.
-_CODE_ELEMENT = re.compile(r"<(pre|code|script|style|textarea)\b[^>]*>.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
-_TAG = re.compile(r"<[^>]*>|&#?\w+;")
+# every text starts a line. That finds every leak the exact reading below finds (and some it would
+# not), so a page where it finds nothing needs no exact reading: most pages, whose bulk is code.
+_CODE_ELEMENT = re.compile(rf"<({'|'.join(sorted(_CODE))})\b[^>]*>.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
+_TAG_OR_ENTITY = re.compile(r"<[^>]*>|&#?\w+;")
 # the same patterns, where ^ and $ also hold at each line break: a text's ends in the first look
 _ROUGH = [re.compile(pattern.pattern, re.MULTILINE) for pattern, _ in (*_LEAKS, *_LINE_LEAKS)]
 
 
 def find_leaks(html: str) -> list[str]:
     """What leaked into the visible text of a page: one line per finding, with its context."""
-    rough = _TAG.sub("\n", _CODE_ELEMENT.sub("\n", html))
+    rough = _TAG_OR_ENTITY.sub("\n", _CODE_ELEMENT.sub("\n", html))
     if not any(pattern.search(rough) for pattern in _ROUGH):
         return []
     reader = _VisibleText()
