@@ -47,7 +47,7 @@ def bump_map(decision_map: DecisionMap, version: str, today: str | None = None,
     results = verify_map(decision_map, version, trees)
     flips = tuple(probe_flips(decision_map, version))  # before anything is written: pi may not install
     # moved and ok citations are recorded at the new pin; drifted ones keep the version they were checked at
-    edits = settle(decision_map, results, trees, version)
+    edits = settle(results, trees, version)
     edition = decision_map.folder / "editions" / f"{decision_map.version}-to-{version}.yaml"
     edition_text = _edition_yaml(decision_map, version, results, today or date.today().isoformat(), flips)
     pin_text = set_top_level(_repinned(decision_map, version), "checked_at", version, after="version")

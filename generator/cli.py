@@ -223,11 +223,11 @@ def _fix(args: argparse.Namespace) -> int:
         found = verify_map(decision_map, args.target, trees)
         target = args.target or decision_map.version
         if target == decision_map.version:  # a pin edited by hand: bump's safe part, at the pin
-            edits += settle(decision_map, found, trees, target)
+            edits += settle(found, trees, target)
             if (text := checked_at_text(decision_map, target)) is not None:
                 also[decision_map.path] = text
         else:  # another release: only the moved ranges, each checked at that release from now on
-            edits += settle(decision_map, [r for r in found if r.status == "moved"], trees, decision_map.recorded_version)
+            edits += settle([r for r in found if r.status == "moved"], trees, decision_map.recorded_version)
         results += found
     written = apply_edits(edits, also=also)
     for r in results:

@@ -111,6 +111,7 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
         groups=tuple(Group(g["id"], g["title"], g.get("about")) for g in values.get("groups", [])),
         sections=tuple(Section(s["title"], tuple(s["ids"])) for s in values.get("sections", [])),
         checked=values.get("checked"), checked_at=values.get("checked_at"),
+        shared_levers=values.get("shared_levers"),
         entries=tuple(sorted(entries, key=entry_order)), overlays=tuple(overlays), path=map_path,
         editions=tuple(sorted(editions, key=lambda e: (e.date, _version_key(e.to_version)))))
 
@@ -127,6 +128,10 @@ def _check_links(map_path: Path, values: dict, lines: dict, ids: set[str], overl
             if entry_id not in ids:
                 problems.append(Problem(map_path, lines.get(("sections", index), 0),
                                         f"section '{section['title']}' lists {entry_id}, which no entry has"))
+    shared = values.get("shared_levers")
+    if shared is not None and shared not in ids:
+        problems.append(Problem(map_path, lines.get(("shared_levers",), 0),
+                                f"shared_levers names {shared}, which no entry has; name an existing decision"))
     for overlay in overlays:
         for change in overlay.changes:
             for entry_id in change.linked:

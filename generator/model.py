@@ -271,6 +271,7 @@ class DecisionMap:
     overlays: tuple[Overlay, ...] = field(default=())
     path: Path = Path()
     editions: tuple[Edition, ...] = field(default=())  # oldest first
+    shared_levers: str | None = None  # the decision listing what any extension can change
 
     @property
     def recorded_version(self) -> str:

@@ -13,7 +13,7 @@ from .rewrite import Edit, set_top_level
 from .verify import Resolution, Trees, recorded_rows
 
 
-def settle(decision_map: DecisionMap, results: list[Resolution], trees: Trees, checked_at: str) -> list[Edit]:
+def settle(results: list[Resolution], trees: Trees, checked_at: str) -> list[Edit]:
     """The safe part of moving a map to ``checked_at`` (what `bump` does, and `fix` after a pin was
     edited by hand): citations that are ok or only moved take their new file and range and are
     recorded there; the others keep the version they were checked at, for a person to re-read."""

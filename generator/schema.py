@@ -233,6 +233,9 @@ MAP = Record(
         "groups": ListOf(item=GROUP, doc="The groups, by ID letter."),
         "sections": ListOf(item=SECTION, doc="The summary page's sections."),
         "checked": Text(pattern=DATE_PATTERN, doc="When the map was last checked as a whole."),
+        "shared_levers": Text(pattern=ID_PATTERN, doc="The decision that lists what any loaded extension can "
+                              "change in a run; every other decision's page points to it, so an entry's own "
+                              "`changed_by` names only the levers particular to it."),
     },
     required=("title", "repo", "version", "source"),
 )

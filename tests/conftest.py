@@ -6,6 +6,7 @@ Every test gets its own cache folder (DECISION_MAP_CACHE), so no test touches th
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -350,10 +351,35 @@ def python_env(**extra: str) -> dict[str, str]:
 
 def run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> Run:
     """Run ``python -m generator`` in a subprocess (the environment is the test's, plus ``env``)."""
+    if os.environ.get("MUTANT_UNDER_TEST") == "stats":
+        return _run_cli_here(args, cwd, env or {})
     environment = python_env(**(env or {}))
     done = subprocess.run([sys.executable, "-m", "generator", *map(str, args)], cwd=cwd or ROOT,
                           capture_output=True, text=True, env=environment, timeout=600)
     return Run(done.returncode, done.stdout, done.stderr)
+
+
+def _run_cli_here(args: tuple, cwd: Path | None, env: dict[str, str]) -> Run:
+    """The command line in this process, for mutmut's first pass only: it records which tests reach
+    which function by watching its own process, so a test that runs the CLI in a subprocess would
+    never be chosen to test that code's mutants. (Each mutant's own test run uses the subprocess.)"""
+    from generator.cli import main
+
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        os.environ.update(env)
+        os.chdir(cwd or ROOT)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main([str(a) for a in args])
+            except SystemExit as stop:
+                code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return Run(code, out.getvalue(), err.getvalue())
 
 
 def run_main(capsys: pytest.CaptureFixture, *args: str | Path) -> Run:

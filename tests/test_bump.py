@@ -154,3 +154,110 @@ def test_accept_exits_1_when_it_refuses_an_entry_and_leaves_that_entry_alone(tmp
     assert "lines: 8-11   # keep me" in p.entry("A2").read_text()
     assert p.entry(refused).read_text() == before
     assert run_main(capsys, "verify", "--decisions", p.decisions, "--quiet").code == 1
+
+
+def edition_record(p) -> dict:
+    import yaml
+
+    return yaml.safe_load((p.folder / "editions" / "1-to-2.yaml").read_text())
+
+
+def test_accept_writes_the_ranges_people_settled_on_into_the_edition(tmp_path, capsys):
+    """The edition page shows, for each drifted citation, the code a person chose at the new
+    version: `accept` writes those ranges into the edition record, and the claims it accepted."""
+    p = project(tmp_path)
+    two = ENTRY.format(id="A10", lines="5-8").replace(
+        "    lines: 5-8   # keep me\n", "    lines: 5-8   # keep me\n  - file: src/lib.ts\n    lines: 10-12\n")
+    (p.folder / "A10.yaml").write_text(two)
+    assert run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet").code == 1
+    before = edition_record(p)
+    # A person re-reads A3 (its code is gone) and cites other lines by hand; A10's second
+    # citation the same way; then accepts A2 and A10, whose first citation takes bump's range.
+    p.entry("A3").write_text(p.entry("A3").read_text().replace('lines: 10-12   # keep me\n    version: "1"',
+                                                               "lines: 13-14"))
+    a10 = (p.folder / "A10.yaml").read_text()
+    (p.folder / "A10.yaml").write_text(a10.replace('lines: 10-12\n    version: "1"', "lines: 12-14"))
+    run = run_main(capsys, "accept", "A10", "A2", "A3", "--decisions", p.decisions, "--quiet")
+    assert run.code == 0, run.stderr
+    after = edition_record(p)
+    rows = {(r["id"], r["old"]): r for r in after["citations"]}
+    assert rows[("A2", "5-8")]["new"] == "8-11"
+    assert rows[("A3", "10-12")]["new"] == "13-14"
+    assert rows[("A10", "5-8")]["new"] == "8-11"
+    assert rows[("A10", "10-12")]["new"] == "12-14"
+    assert "new" not in rows[("A4", "15")]  # nobody settled it: still no range
+    assert rows[("A1", "1-3")] == next(r for r in before["citations"] if r["id"] == "A1")  # moved: as bump wrote it
+    # every other field of each row is bump's
+    for old, new in zip(before["citations"], after["citations"]):
+        assert {k: v for k, v in old.items() if k != "new"} == {k: v for k, v in new.items() if k != "new"}
+    # the accepted claims, in ID order (A2 before A10)
+    assert list(after["settled"]) == ["A2", "A3", "A10"]
+    assert after["settled"]["A2"] == rows[("A2", "5-8")]["claim"]
+    assert (after["from"], after["to"], after["date"]) == (before["from"], before["to"], before["date"])
+
+
+def test_accept_with_nothing_new_to_settle_leaves_the_edition_as_it_is(tmp_path, capsys):
+    p = project(tmp_path)
+    p.entry("A3").unlink()
+    p.entry("A4").unlink()
+    run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    assert run_main(capsys, "accept", "A2", "--decisions", p.decisions, "--quiet").code == 0
+    settled = (p.folder / "editions" / "1-to-2.yaml").read_text()
+    assert run_main(capsys, "accept", "A2", "--decisions", p.decisions, "--quiet").code == 0
+    assert (p.folder / "editions" / "1-to-2.yaml").read_text() == settled
+    assert edition_record(p)["settled"] == {"A2": edition_record(p)["citations"][1]["claim"]}
+
+
+@pytest.mark.parametrize("command", ["record", "accept", "bump", "fix", "verify"])
+def test_quiet_commands_say_nothing_about_fetching(tmp_path, capsys, monkeypatch, command):
+    """`--quiet` (what CI and scripts use) keeps the fetch messages off stderr, for every command
+    that reads source trees; without it, a fetch says so."""
+    p = project(tmp_path)
+    if command == "accept":
+        p.entry("A3").unlink()
+        p.entry("A4").unlink()
+        run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+        args = ["accept", "A2"]
+    else:
+        args = {"bump": ["bump", "2"]}.get(command, [command])
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path / "empty-cache"))  # every tree fetched anew
+    quiet = run_main(capsys, *args, "--decisions", p.decisions, "--quiet")
+    assert "fetching" not in quiet.stderr, quiet.stderr
+    assert quiet.code in (0, 1), quiet.stderr
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path / "another-empty-cache"))
+    if command in ("bump", "accept"):  # their first run already changed the map: start again
+        return
+    loud = run_main(capsys, *args, "--decisions", p.decisions)
+    assert "fetching" in loud.stderr
+
+
+def test_bump_prints_each_drifted_citation_as_a_person_reads_it(tmp_path, capsys):
+    """The review a maintainer reads after a bump: the question, the claim, and a diff of exactly
+    the cited lines at the old version against the lines found at the new one."""
+    p = project(tmp_path)
+    run = run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    blocks = run.stdout.split("\n\n")
+    changed = next(b for b in blocks if b.startswith("── A2"))
+    assert changed.splitlines() == [
+        "── A2 changed: Who decides A2?",
+        "   claim: Plain code.",
+        "--- src/lib.ts:5-8 at 1",
+        "+++ src/lib.ts:8-11 at 2",
+        "@@ -1,4 +1,4 @@",
+        " export function drifting(x: number): number {",
+        "-  const doubled = x * 2;",
+        "+  const doubled = x * 3;",
+        "   return doubled;",
+        " }",
+    ]
+    missing = next(b for b in blocks if b.startswith("── A3"))
+    assert missing.splitlines() == [
+        "── A3 missing: Who decides A3?",
+        "   claim: Plain code.",
+        "--- src/lib.ts:10-12 at 1",
+        "+++ src/lib.ts at 2 (not found)",
+        "@@ -1,3 +0,0 @@",
+        "-export function doomed(): string {",
+        '-  return "bye";',
+        "-}",
+    ]

@@ -216,3 +216,19 @@ def test_a_record_holds_the_digest_of_the_cited_text_without_whitespace(tmp_path
     expected = hashlib.sha256("retries:3,timeout:10,".encode()).hexdigest()[:12]
     assert f"record: {{symbol: \"CONFIG.retries, CONFIG.timeout\", length: 2, digest: {expected}}}" \
         in project.entry("D1").read_text()
+
+
+def test_fix_moves_the_citations_of_every_map_in_the_folder(tmp_path, capsys):
+    """A decisions folder can hold several maps; `fix` fixes each and counts them all."""
+    import shutil
+
+    project = make_project(tmp_path, {"1": {"src/config.ts": CONFIG}, "2": {"src/config.ts": CONFIG_2}},
+                           {"D1": entry_yaml("D1", [("src/config.ts", "1-4")])})
+    other = project.decisions / "other"
+    shutil.copytree(project.folder, other)
+    run = run_main(capsys, "fix", "--decisions", project.decisions, "--target", "2", "--quiet")
+    assert run.code == 0, run.stderr
+    assert run.stdout.splitlines() == ["D1: src/config.ts: 1-4 → 2-5", "D1: src/config.ts: 1-4 → 2-5",
+                                       "fixed 2 moved citation(s) in 2 file(s); 0 need a person"]
+    for folder in (project.folder, other):
+        assert "lines: 2-5" in (folder / "D1.yaml").read_text()

@@ -734,3 +734,27 @@ def test_a_status_that_only_says_fixed_in_words_does_not_make_a_problem_fixed(de
                "status: a related report is listed as fixed in 0.9.0; this one is not")
     pages = render_folder(demo.decisions, demo.pages).pages
     assert '<span class="dm-status dm-status--open">Open at demo 1.0.0</span>' in pages["demo/P1.md"]
+
+
+def test_every_decision_points_to_the_map_s_shared_levers_once(demo) -> None:
+    """With `shared_levers` set, each decision's page says that its levers are its own and links
+    the entry listing what any extension can do; that entry, and problems, do not."""
+    map_yaml = demo.map_folder / "map.yaml"
+    map_yaml.write_text(map_yaml.read_text() + "shared_levers: G1\n")
+    pages = render_folder(demo.decisions, demo.pages).pages
+    line = "a loaded extension can reshape any run through the events and calls that [G1 · "
+    for page in ("demo/D1.md", "demo/D2.md"):
+        assert pages[page].count(line) == 1, page
+        assert "](G1.md#g1){" in pages[page] or "](G1.md#g1)" in pages[page]
+    assert line not in pages["demo/G1.md"] and line not in pages["demo/P1.md"]
+    export = next(text for name, text in pages.items() if name.endswith(".md") and "downloads" in name)
+    assert export.count("a loaded extension can reshape any run through the events and calls that G1 lists") == 2
+
+
+def test_shared_levers_naming_no_entry_is_an_error_with_its_line(demo) -> None:
+    map_yaml = demo.map_folder / "map.yaml"
+    map_yaml.write_text(map_yaml.read_text() + "shared_levers: G9\n")
+    with pytest.raises(InputError) as failure:
+        load_maps(demo.decisions)
+    line = len(map_yaml.read_text().splitlines())  # the key's own line, the last one
+    assert f"map.yaml:{line}: shared_levers names G9" in str(failure.value)
