@@ -237,6 +237,12 @@ def test_bump_prints_each_drifted_citation_as_a_person_reads_it(tmp_path, capsys
     p = project(tmp_path)
     run = run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
     blocks = run.stdout.split("\n\n")
+    assert blocks[0] == "A1: src/lib.ts: 1-3 → 4-6 (moved, updated)"
+    assert blocks[1] == ("3 citation(s) need a person: re-read each, update the entry where pi's behaviour "
+                         "changed, then `python -m generator accept ID`")
+    edition = p.folder / "editions" / "1-to-2.yaml"
+    assert run.stdout.splitlines()[-1] == (f"demo: pinned at 2 (1 moved, 1 changed, 1 missing, 1 ambiguous); "
+                                           f"edition written to {edition}")
     changed = next(b for b in blocks if b.startswith("── A2"))
     assert changed.splitlines() == [
         "── A2 changed: Who decides A2?",

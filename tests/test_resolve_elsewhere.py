@@ -81,6 +81,28 @@ CASES = {
         {"src/a.ts": 'console.log("hi");\n', "src/b.ts": OTHER_CODE},
         {"src/b.ts": OTHER_CODE + 'console.log("hi");\n'},
         "1", ("missing", None, "src/a.ts", "", "")),
+    # the same code in two other files, under other names: nothing decides, both are named
+    "found-in-two-other-files": (
+        {"src/a.ts": ONE + "const k = 0;\n"},
+        {"src/a.ts": "const k = 0;\n", "src/c.ts": "// c\n" + ONE, "src/b.ts": "// b\n\n" + ONE},
+        "1-3", ("ambiguous", None, "src/a.ts", "one", "found in several files: src/b.ts, src/c.ts")),
+    # two copies, one under the same declaration path: that one is it
+    "two-copies-one-under-the-same-path": (
+        {"src/a.ts": METHOD + "const k = 0;\n"},
+        {"src/a.ts": "const k = 0;\n", "src/b.ts": METHOD.replace("namespace N", "namespace M"),
+         "src/c.ts": "// c\n" + METHOD},
+        "3-5", ("moved", [4, 6], "src/c.ts", "N.A.m", "moved to src/c.ts")),
+    # the declaration went to two other files and its code changed in both
+    "declared-in-two-other-files-and-changed": (
+        {"src/a.ts": METHOD + "const k = 0;\n"},
+        {"src/a.ts": "const k = 0;\n", "src/b.ts": METHOD.replace("return 1", "return 2"),
+         "src/c.ts": METHOD.replace("return 1", "return 3")},
+        "3-5", ("missing", None, "src/a.ts", "N.A.m", "N.A.m is declared in several other files: src/b.ts, src/c.ts")),
+    # the file was renamed, but the cited code left it for a third file: it is followed there
+    "renamed-file-without-the-code": (
+        {"src/a.ts": OTHER_CODE + ONE},
+        {"src/renamed.ts": OTHER_CODE, "src/c.ts": "// c\n" + ONE},
+        "21-23", ("moved", [2, 4], "src/c.ts", "one", "moved to src/c.ts")),
 }
 
 

@@ -55,3 +55,45 @@ def test_a_comment_whose_words_changed_is_a_change_even_when_reflowed() -> None:
 ])
 def test_which_files_are_parsed_as_code(path: str, parsed: bool) -> None:
     assert has_grammar(path) is parsed
+
+
+# --- where changed code is now ------------------------------------------------------------------
+# A `changed` citation still gets a range: the lines that now stand where the cited ones were,
+# mapped through a line diff of its declaration. `bump` writes it into the edition record and
+# shows it to the person who re-reads the entry; these are hand-computed.
+
+STEPS = "export function f(a: number): number {\n\tconst x = a + 1;\n\tconst y = x * 2;\n\tconst z = y - 3;\n\treturn z;\n}\n"
+
+
+def test_a_line_inserted_at_the_start_of_changed_code_joins_its_range() -> None:
+    new = STEPS.replace("\tconst y = x * 2;\n", "\tlog(a);\n\tconst y = x * 5;\n")
+    assert resolve_text(STEPS, new, (3, 4)) == ("changed", (3, 5), "f")
+
+
+def test_a_deleted_first_line_shrinks_the_range() -> None:
+    assert resolve_text(STEPS, STEPS.replace("\tconst y = x * 2;\n", ""), (3, 4)) == ("changed", (3, 3), "f")
+
+
+def test_a_last_line_replaced_by_two_grows_the_range() -> None:
+    new = STEPS.replace("\tconst z = y - 3;\n", "\tconst z = y - 4;\n\tcheck(z);\n")
+    assert resolve_text(STEPS, new, (3, 4)) == ("changed", (3, 5), "f")
+
+
+def test_changed_top_level_code_follows_lines_added_above_it() -> None:
+    old = "setup();\nconst a = 1;\nconst b = 2;\nrun(a, b);\n"
+    assert resolve_text(old, "// one\n// two\n" + old.replace("run(a, b)", "run(b, a)"), (3, 4)).lines == (5, 6)
+
+
+def test_changed_code_in_the_second_of_two_same_named_methods_stays_in_the_second() -> None:
+    old = "class A {\n\ttwin(): number {\n\t\treturn 7;\n\t}\n\n\ttwin(): number {\n\t\tconst k = 1;\n\t\treturn 8;\n\t}\n}\n"
+    new = old.replace("return 8", "return 9").replace("\t\tconst k = 1;\n", "\t\tconst k = 1;\n\t\tlog();\n")
+    assert resolve_text(old, new, (7, 8)) == ("changed", (7, 9), "A.twin")
+
+
+def test_changed_code_in_a_long_function_of_repeated_lines() -> None:
+    # 300 lines, most of them one of three repeated calls: a diff that treats frequent lines as
+    # noise would lose its place here.
+    body = "".join(f"\tstep({i % 3});\n" if i % 10 else f"\tmark({i});\n" for i in range(300))
+    old = "export function big(): void {\n" + body + "}\n"
+    new = old.replace("\tmark(250);\n", "\tmark(250);\n\textra();\n").replace("\tmark(280);\n", "\tmark(281);\n")
+    assert resolve_text(old, new, (280, 284)) == ("changed", (281, 285), "big")
