@@ -758,3 +758,33 @@ def test_shared_levers_naming_no_entry_is_an_error_with_its_line(demo) -> None:
         load_maps(demo.decisions)
     line = len(map_yaml.read_text().splitlines())  # the key's own line, the last one
     assert f"map.yaml:{line}: shared_levers names G9" in str(failure.value)
+
+
+def test_the_render_command_writes_the_site_with_its_pages_and_probe_results(demo, tmp_path, capsys,
+                                                                             monkeypatch) -> None:
+    """`render` (the site's Markdown without MkDocs): hand-written pages from --pages, and the
+    probes' results on the entries' pages. The probe runner is replaced here by one that reports a
+    holding result (running real pi probes is tested with pi itself, in test_probe.py)."""
+    from generator import probe
+    from conftest import run_main
+
+    (demo.map_folder / "probes").mkdir()
+    (demo.map_folder / "probes" / "D1.mjs").write_text("console.log(JSON.stringify({asked: 0}));\n")
+    replace_in(demo.map_folder / "D1.yaml", "cites:", "probe:\n  shows: Nobody is asked.\n  expect: {asked: 0}\ncites:")
+    asked = []
+
+    def fake_site_probes(maps, *, quiet=True):
+        asked.append(quiet)
+        return {"D1": probe.ProbeResult("demo", "D1", "holds", "Nobody is asked.", {"asked": 0}, 0.5, "1.0.0",
+                                        demo.map_folder / "probes" / "D1.mjs", expect=(("asked", 0),))}
+
+    monkeypatch.setattr(probe, "site_probes", fake_site_probes)
+    out = tmp_path / "out"
+    run = run_main(capsys, "render", "--decisions", demo.decisions, "--pages", demo.pages, "--out", out, "--quiet")
+    assert run.code == 0, run.stderr
+    written = sorted(p for p in out.rglob("*") if p.is_file())
+    assert run.stdout.strip() == f"wrote {len(written)} files to {out}"
+    assert asked == [True]  # --quiet reaches the probe runner
+    assert "Hand-written text after the overlay stays in place." in (out / "extensions" / "demo-ext.md").read_text()
+    d1 = (out / "demo" / "D1.md").read_text(encoding="utf-8")
+    assert "Demonstrated by running demo 1.0.0" in d1 and "Holds at demo 1.0.0" in d1
