@@ -167,7 +167,8 @@ def test_accept_writes_the_ranges_people_settled_on_into_the_edition(tmp_path, c
     version: `accept` writes those ranges into the edition record, and the claims it accepted."""
     p = project(tmp_path)
     two = ENTRY.format(id="A10", lines="5-8").replace(
-        "    lines: 5-8   # keep me\n", "    lines: 5-8   # keep me\n  - file: src/lib.ts\n    lines: 10-12\n")
+        "    lines: 5-8   # keep me\n",
+        "    lines: 5-8   # keep me\n  - file: src/lib.ts\n    lines: 10-12\n  - file: src/lib.ts\n    lines: 15\n")
     (p.folder / "A10.yaml").write_text(two)
     assert run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet").code == 1
     before = edition_record(p)
@@ -176,7 +177,10 @@ def test_accept_writes_the_ranges_people_settled_on_into_the_edition(tmp_path, c
     p.entry("A3").write_text(p.entry("A3").read_text().replace('lines: 10-12   # keep me\n    version: "1"',
                                                                "lines: 13-14"))
     a10 = (p.folder / "A10.yaml").read_text()
-    (p.folder / "A10.yaml").write_text(a10.replace('lines: 10-12\n    version: "1"', "lines: 12-14"))
+    (p.folder / "A10.yaml").write_text(a10.replace('lines: 10-12\n    version: "1"', "lines: 12-14")
+                                       .replace('lines: 15\n    version: "1"', "lines: 16-17"))
+    # A moved citation edited by hand afterwards: the edition keeps the range bump found.
+    p.entry("A1").write_text(p.entry("A1").read_text().replace("lines: 4-6", "lines: 4-5"))
     run = run_main(capsys, "accept", "A10", "A2", "A3", "--decisions", p.decisions, "--quiet")
     assert run.code == 0, run.stderr
     after = edition_record(p)
@@ -185,6 +189,7 @@ def test_accept_writes_the_ranges_people_settled_on_into_the_edition(tmp_path, c
     assert rows[("A3", "10-12")]["new"] == "13-14"
     assert rows[("A10", "5-8")]["new"] == "8-11"
     assert rows[("A10", "10-12")]["new"] == "12-14"
+    assert rows[("A10", "15")]["new"] == "16-17"
     assert "new" not in rows[("A4", "15")]  # nobody settled it: still no range
     assert rows[("A1", "1-3")] == next(r for r in before["citations"] if r["id"] == "A1")  # moved: as bump wrote it
     # every other field of each row is bump's
@@ -267,3 +272,22 @@ def test_bump_prints_each_drifted_citation_as_a_person_reads_it(tmp_path, capsys
         '-  return "bye";',
         "-}",
     ]
+
+
+def test_accept_after_an_entry_or_a_citation_was_removed(tmp_path, capsys):
+    """The edition still lists what bump found; an entry deleted since, or a citation taken out of
+    one, is simply not settled."""
+    p = project(tmp_path)
+    two = ENTRY.format(id="A10", lines="5-8").replace(
+        "    lines: 5-8   # keep me\n", "    lines: 5-8   # keep me\n  - file: src/lib.ts\n    lines: 10-12\n")
+    (p.folder / "A10.yaml").write_text(two)
+    run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    p.entry("A3").unlink()
+    p.entry("A4").unlink()
+    a10 = (p.folder / "A10.yaml").read_text()
+    (p.folder / "A10.yaml").write_text(a10.replace('  - file: src/lib.ts\n    lines: 10-12\n    version: "1"\n', ""))
+    run = run_main(capsys, "accept", "A2", "A10", "--decisions", p.decisions, "--quiet")
+    assert run.code == 0, run.stderr
+    rows = {(r["id"], r["old"]): r for r in edition_record(p)["citations"]}
+    assert rows[("A10", "5-8")]["new"] == "8-11"
+    assert "new" not in rows[("A10", "10-12")] and "new" not in rows[("A3", "10-12")]

@@ -101,3 +101,23 @@ def test_record_writes_checked_at_into_a_non_ascii_map_under_a_c_locale(tmp_path
     assert run.code == 0, run.stderr
     text = project.map_yaml.read_text(encoding="utf-8")
     assert text.startswith('title: Carte « démo »\nrepo: https://example.org/demo\nversion: "1"\nchecked_at: "1"\n')
+
+
+def test_replace_without_ids_is_refused_and_says_how_to_name_them(tmp_path, capsys) -> None:
+    project = project_of(tmp_path, D1=[("src/a.ts", "1-3")])
+    run = run_main(capsys, "record", "--replace", "--decisions", project.decisions, "--quiet")
+    assert run.code == 2 and "Traceback" not in run.stderr
+    assert "name the entries you changed on purpose (record --replace D1)" in run.stderr
+    assert records(project, "D1") == [None]
+
+
+def test_record_records_every_map_in_the_folder(tmp_path, capsys) -> None:
+    import shutil
+
+    project = project_of(tmp_path, D1=[("src/a.ts", "1-3")])
+    shutil.copytree(project.folder, project.decisions / "other")
+    run = run_main(capsys, "record", "--decisions", project.decisions, "--quiet")
+    # each map's entry, and each map.yaml, which now says where the records were taken
+    assert run.stdout == "recorded 2 citation(s) in 4 file(s)\n"
+    assert "record:" in (project.decisions / "other" / "D1.yaml").read_text()
+    assert 'checked_at: "1"' in (project.decisions / "other" / "map.yaml").read_text()

@@ -781,10 +781,15 @@ def test_the_render_command_writes_the_site_with_its_pages_and_probe_results(dem
     monkeypatch.setattr(probe, "site_probes", fake_site_probes)
     out = tmp_path / "out"
     run = run_main(capsys, "render", "--decisions", demo.decisions, "--pages", demo.pages, "--out", out, "--quiet")
-    assert run.code == 0, run.stderr
+    assert (run.code, run.stderr) == (0, "")  # --quiet: no fetch messages either
     written = sorted(p for p in out.rglob("*") if p.is_file())
     assert run.stdout.strip() == f"wrote {len(written)} files to {out}"
     assert asked == [True]  # --quiet reaches the probe runner
     assert "Hand-written text after the overlay stays in place." in (out / "extensions" / "demo-ext.md").read_text()
     d1 = (out / "demo" / "D1.md").read_text(encoding="utf-8")
     assert "Demonstrated by running demo 1.0.0" in d1 and "Holds at demo 1.0.0" in d1
+    # without --quiet the probe runner may speak; a --pages folder that is not there is no error
+    loud = run_main(capsys, "render", "--decisions", demo.decisions, "--pages", tmp_path / "none",
+                    "--out", tmp_path / "out2")
+    assert loud.code == 0 and asked == [True, False]
+    assert not (tmp_path / "out2" / "extensions" / "demo-ext.md").read_text().startswith("# demo-ext\n\nA hand-written")
