@@ -18,6 +18,8 @@ def test_spacing_inside_a_line_of_a_text_file_is_not_a_change() -> None:
     new = "# Title\n\nkeep two spaces\nnext line, edited\n"
     # Only the cited line: its words are the same, so it holds where it was.
     assert resolve_text(old, new, (3, 3), "docs/notes.md") == ("ok", (3, 3), "")
+    # Spaces added where there were none are not a change either.
+    assert resolve_text("a+b\nz\n", "a + b\nz\n", (1, 1), "notes.txt") == ("ok", (1, 1), "")
     # With the edited line after it, the citation covers a real change.
     assert resolve_text(old, new, (3, 4), "docs/notes.md").status == "changed"
 
