@@ -35,8 +35,8 @@ ARTIFACTS = ROOT / "test-artifacts" / "mutation"
 EQUIVALENTS = ROOT / "bench" / "mutation-equivalents.md"
 # The core and, for the command line, the functions that decide verdicts and exit codes (its
 # argument parsing is covered by the usage tests, not worth a mutant each; `probe` runs pi itself,
-# from the registry, so only the network tests reach it, and those are too slow to run per mutant). The order is the
-# order of priority: the first six are the ones a short run covers first.
+# from the registry, so only the network tests reach it, too slow to run for each mutant). The
+# order is the order of priority: the first six are the ones a short run covers first.
 CORE = {
     "generator/resolve.py": ["*"], "generator/verify.py": ["*"], "generator/record.py": ["*"],
     "generator/report.py": ["*"], "generator/prose.py": ["*"], "generator/load.py": ["*"],
