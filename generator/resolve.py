@@ -13,6 +13,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import PurePosixPath
 from typing import Iterable
 
 import tree_sitter
@@ -56,8 +57,7 @@ def _language(suffix: str) -> tree_sitter.Language | None:
 
 def has_grammar(path: str) -> bool:
     """Whether a file is code the resolver can parse (TypeScript or JavaScript)."""
-    name = path.rsplit("/", 1)[-1]
-    return "." in name and _language(name[name.rfind("."):]) is not None
+    return _language(PurePosixPath(path).suffix) is not None
 
 
 # Node kinds only one of the grammars has (a query naming an unknown kind does not compile).
