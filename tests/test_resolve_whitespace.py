@@ -99,3 +99,11 @@ def test_changed_code_in_a_long_function_of_repeated_lines() -> None:
     old = "export function big(): void {\n" + body + "}\n"
     new = old.replace("\tmark(250);\n", "\tmark(250);\n\textra();\n").replace("\tmark(280);\n", "\tmark(281);\n")
     assert resolve_text(old, new, (280, 284)) == ("changed", (281, 285), "big")
+
+
+def test_changed_code_whose_same_named_sibling_was_deleted() -> None:
+    # The second of two same-named methods is cited; the first is deleted and the cited one changed:
+    # the range is read in the one left.
+    old = "class A {\n\ttwin(): number {\n\t\treturn 7;\n\t}\n\n\ttwin(): number {\n\t\tconst k = 1;\n\t\treturn 8;\n\t}\n}\n"
+    new = "class A {\n\ttwin(): number {\n\t\tconst k = 1;\n\t\treturn 9;\n\t}\n}\n"
+    assert resolve_text(old, new, (7, 8)) == ("changed", (3, 4), "A.twin")
