@@ -146,7 +146,8 @@ def test_the_map_as_it_was_at_1_4_0_resolves_at_1_5_2(pi_map, tmp_path: Path) ->
     folder = tmp_path / "decisions" / "pi"
     folder.mkdir(parents=True)
     text = pi_map.path.read_text().replace(f'version: "{pi_map.version}"', 'version: "1.4.0"').replace(
-        f'checked_at: "{pi_map.checked_at}"', 'checked_at: "1.4.0"')
+        f'checked_at: "{pi_map.checked_at}"', 'checked_at: "1.4.0"').replace(
+        f"\nshared_levers: {pi_map.shared_levers}", "")  # the rebuilt map has no such entry
     (folder / "map.yaml").write_text(text.split("\nsections:")[0] + "\n")
     by_id: dict[str, list] = {}
     for row in edition.citations:
