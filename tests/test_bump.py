@@ -291,3 +291,40 @@ def test_accept_after_an_entry_or_a_citation_was_removed(tmp_path, capsys):
     rows = {(r["id"], r["old"]): r for r in edition_record(p)["citations"]}
     assert rows[("A10", "5-8")]["new"] == "8-11"
     assert "new" not in rows[("A10", "10-12")] and "new" not in rows[("A3", "10-12")]
+
+
+def test_bump_writes_the_edition_record_of_what_it_found(tmp_path, capsys):
+    """The edition record is what the edition page and a later `accept` read: for each citation,
+    where it was, where bump found it (none when it could not), the version it was checked at,
+    its status and a digest of the claim, under two lines saying what the file is."""
+    p = project(tmp_path)
+    run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    text = (p.folder / "editions" / "1-to-2.yaml").read_text()
+    assert text.splitlines()[:2] == [
+        "# Written by `python -m generator bump`: what changed in the map's code between two versions.",
+        "# `new` is where the code was found; `accept` sets it to the range a person settled on.",
+    ]
+    record = edition_record(p)
+    assert (record["from"], record["to"]) == ("1", "2") and "probes" not in record and "settled" not in record
+    rows = [{k: v for k, v in r.items() if k != "claim"} for r in record["citations"]]
+    assert rows == [
+        {"id": "A1", "file": "src/lib.ts", "old": "1-3", "new": "4-6", "checked_at": "1", "status": "moved"},
+        {"id": "A2", "file": "src/lib.ts", "old": "5-8", "new": "8-11", "checked_at": "1", "status": "changed"},
+        {"id": "A3", "file": "src/lib.ts", "old": "10-12", "checked_at": "1", "status": "missing"},
+        {"id": "A4", "file": "src/lib.ts", "old": "15", "checked_at": "1", "status": "ambiguous"},
+    ]
+    assert len({r["claim"] for r in record["citations"]}) == 4  # one digest per entry's claim
+
+
+def test_bump_records_a_citation_that_moved_to_another_file(tmp_path, capsys):
+    from conftest import entry_yaml
+
+    one = "export function one(): number {\n  return 1;\n}\n"
+    p = make_project(tmp_path, {"1": {"src/a.ts": one + "const k = 0;\n"},
+                                "2": {"src/a.ts": "const k = 0;\n", "src/b.ts": "// b\n" + one}},
+                     {"D1": entry_yaml("D1", [("src/a.ts", "1-3")])})
+    assert run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet").code == 0
+    [row] = edition_record(p)["citations"]
+    assert {k: row[k] for k in ("file", "old", "new", "new_file", "status")} == {
+        "file": "src/a.ts", "old": "1-3", "new": "2-4", "new_file": "src/b.ts", "status": "moved"}
+    assert "file: src/b.ts" in p.entry("D1").read_text()
