@@ -359,6 +359,14 @@ class MapView:
         # to the question itself (the page's heading), so landing on it marks it as the target
         return (f"{base}{self.href(entry_id)}#{card.anchor}", prose.words(card.headline)) if card else None
 
+    def shared_levers_of(self, card: Card) -> str | None:
+        """The entry listing what any extension can change, when this card's page points to it:
+        every decision but that entry itself (problems are not decisions anyone holds)."""
+        shared = self.map.shared_levers
+        if card.entry.kind == "problem" or shared is None or shared == card.entry.id or shared not in self.cards:
+            return None
+        return shared
+
     def neighbours(self, card: Card) -> tuple[Card | None, Card | None]:
         """The entries before and after this one, in the order of the map's pages."""
         at = self.order.index(card.id)
