@@ -24,7 +24,6 @@ from .verify import Resolution, Trees, verify_map
 
 @dataclass(frozen=True)
 class BumpReport:
-    map: DecisionMap
     results: list[Resolution]
     edition: Path
     trees: Trees
@@ -38,12 +37,10 @@ def claim_digest(entry: Entry) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def bump_map(decision_map: DecisionMap, version: str, today: str | None = None,
-             trees: Trees | None = None) -> BumpReport:
+def bump_map(decision_map: DecisionMap, version: str, trees: Trees, today: str | None = None) -> BumpReport:
     """Bump one map to ``version``; rewrites its YAML in place and writes its edition record."""
     if version == decision_map.version:
         raise UsageError(f"{decision_map.path}: the map is already pinned at {version}")
-    trees = trees or Trees(decision_map)
     results = verify_map(decision_map, version, trees)
     flips = tuple(probe_flips(decision_map, version))  # before anything is written: pi may not install
     # moved and ok citations are recorded at the new pin; drifted ones keep the version they were checked at
@@ -53,7 +50,7 @@ def bump_map(decision_map: DecisionMap, version: str, today: str | None = None,
     pin_text = set_top_level(_repinned(decision_map, version), "checked_at", version, after="version")
     edition.parent.mkdir(exist_ok=True)
     apply_edits(edits, also={edition: edition_text, decision_map.path: pin_text})
-    return BumpReport(decision_map, results, edition, trees, flips)
+    return BumpReport(results, edition, trees, flips)
 
 
 def _repinned(decision_map: DecisionMap, version: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 import textwrap
@@ -25,6 +26,11 @@ EXAMPLES = """examples:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # The reports print arrows and box lines; a terminal whose encoding lacks them (an ASCII or
+    # Latin-1 locale) gets them as \u escapes instead of a traceback (in JSON, the same character).
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     parser = _parser()
     try:
         args = parser.parse_args(argv)

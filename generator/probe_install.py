@@ -144,7 +144,7 @@ def _open(final: Path, version: str, packages: tuple[str, ...]) -> PiInstall | N
         if hashlib.sha256(lock).hexdigest() != manifest["lock_sha256"]:
             return None
         for package in packages:  # a cheap check that the packages are there, at the version
-            meta = json.loads((final / "node_modules" / package / "package.json").read_text())
+            meta = json.loads((final / "node_modules" / package / "package.json").read_text(encoding="utf-8"))
             if meta.get("version") != version:
                 return None
     except (OSError, ValueError, KeyError, TypeError):
@@ -166,7 +166,7 @@ def _check_lock(node: Node, staging: Path, packages: tuple[str, ...], version: s
     """Every package the map names is in the lockfile at ``version``, with the integrity the
     registry gives for it (npm checked each tarball against the lockfile's integrity)."""
     try:
-        lock = json.loads((staging / "package-lock.json").read_text())
+        lock = json.loads((staging / "package-lock.json").read_text(encoding="utf-8"))
         installed = lock["packages"]
     except (OSError, ValueError, KeyError):
         raise FetchError(f"npm wrote no readable package-lock.json for {', '.join(packages)}@{version}") from None

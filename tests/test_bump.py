@@ -328,3 +328,134 @@ def test_bump_records_a_citation_that_moved_to_another_file(tmp_path, capsys):
     assert {k: row[k] for k in ("file", "old", "new", "new_file", "status")} == {
         "file": "src/a.ts", "old": "1-3", "new": "2-4", "new_file": "src/b.ts", "status": "moved"}
     assert "file: src/b.ts" in p.entry("D1").read_text()
+
+
+SAME = "export function same(): number {\n  return 0;\n}\n"
+
+
+def test_bump_records_the_probes_that_flipped_and_accept_keeps_them(tmp_path, capsys, monkeypatch):
+    """A probe whose outcome differs at the new version is printed, fails the bump like a drifted
+    citation, and is listed in the edition record, which a later `accept` keeps."""
+    from generator import bump
+    from generator.model import EditionProbe
+
+    asked = []
+
+    def flips(decision_map, version):
+        asked.append((decision_map.name, version))
+        return [EditionProbe("A1", "holds", "fails")]
+
+    monkeypatch.setattr(bump, "probe_flips", flips)
+    p = project(tmp_path)
+    p.entry("A2").unlink()
+    p.entry("A3").unlink()
+    p.entry("A4").unlink()
+    run = run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    assert asked == [("demo", "2")]
+    assert run.code == 1  # the citations all moved, but running pi shows a change
+    assert "── A1 probe holds → fails: Who decides A1?" in run.stdout
+    assert run.stdout.splitlines()[-1].startswith("demo: pinned at 2 (1 moved, 1 probe(s) flipped)")
+    record = edition_record(p)
+    assert record["probes"] == [{"id": "A1", "before": "holds", "after": "fails"}]
+    assert (p.folder / "editions" / "1-to-2.yaml").read_text().endswith(
+        "probes:\n  - {id: A1, before: holds, after: fails}\n")
+    assert run_main(capsys, "accept", "A1", "--decisions", p.decisions, "--quiet").code == 0
+    assert edition_record(p)["probes"] == record["probes"] and "A1" in edition_record(p)["settled"]
+
+
+def test_bump_into_a_folder_that_already_has_editions(tmp_path, capsys):
+    p = project(tmp_path)
+    (p.folder / "editions").mkdir()
+    (p.folder / "editions" / "README.md").write_text("editions of this map\n")
+    assert run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet").code == 1
+    assert (p.folder / "editions" / "1-to-2.yaml").is_file()
+    assert (p.folder / "editions" / "README.md").read_text() == "editions of this map\n"
+
+
+def test_bump_refuses_a_map_whose_version_line_it_cannot_rewrite(tmp_path, capsys):
+    """A quoted `"version":` key is valid YAML the loader accepts, but not a line bump can edit in place."""
+    p = project(tmp_path)
+    p.map_yaml.write_text(p.map_yaml.read_text().replace('version: "1"', '"version": "1"'))
+    before = {f: f.read_bytes() for f in p.folder.rglob("*.yaml")}
+    run = run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    assert run.code == 2
+    assert run.stderr.strip().endswith(f"{p.map_yaml}: no top-level `version:` line to update")
+    assert {f: f.read_bytes() for f in p.folder.rglob("*.yaml")} == before
+    assert not (p.folder / "editions").exists()
+
+
+def test_accept_leaves_an_ok_citation_edited_by_hand_as_bump_found_it(tmp_path, capsys):
+    """The edition says where bump found each citation; only drifted ones take the range a person
+    settled on. An `ok` citation narrowed by hand after the bump keeps bump's range there."""
+    p = make_project(tmp_path, {"1": {"src/lib.ts": V1, "src/same.ts": SAME},
+                                "2": {"src/lib.ts": V2, "src/same.ts": SAME}},
+                     {"A2": ENTRY.format(id="A2", lines="5-8"),
+                      "A5": ENTRY.format(id="A5", lines="1-3").replace("src/lib.ts", "src/same.ts")})
+    run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    p.entry("A5").write_text(p.entry("A5").read_text().replace("lines: 1-3", "lines: 1-2"))
+    assert run_main(capsys, "accept", "A2", "--decisions", p.decisions, "--quiet").code == 0
+    rows = {r["id"]: r for r in edition_record(p)["citations"]}
+    assert (rows["A5"]["status"], rows["A5"]["new"]) == ("ok", "1-3")
+    assert rows["A2"]["new"] == "8-11"
+
+
+def test_accept_records_a_drifted_citation_settled_in_the_file_its_code_went_to(tmp_path, capsys):
+    """`one` went to another file and changed there: bump records the file, a person cites narrower
+    lines of it, and the edition's row names that file with the person's range."""
+    from conftest import entry_yaml
+
+    p = make_project(tmp_path, {"1": {"src/a.ts": "export function one(): number {\n  return 1;\n}\nconst k = 0;\n"},
+                                "2": {"src/a.ts": "const k = 0;\n",
+                                      "src/b.ts": "// b\nexport function one(): number {\n  return 2;\n}\n"}},
+                     {"D1": entry_yaml("D1", [("src/a.ts", "1-3")])})
+    assert run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet").code == 1
+    [row] = edition_record(p)["citations"]
+    assert (row["status"], row["new_file"], row["new"]) == ("changed", "src/b.ts", "2-4")
+    text = p.entry("D1").read_text()
+    p.entry("D1").write_text(text.replace('file: src/a.ts\n    lines: 1-3\n    version: "1"',
+                                          "file: src/b.ts\n    lines: 3"))
+    assert "src/b.ts" in p.entry("D1").read_text()
+    assert run_main(capsys, "accept", "D1", "--decisions", p.decisions, "--quiet").code == 0
+    [row] = edition_record(p)["citations"]
+    assert (row["file"], row["new_file"], row["new"], row["status"]) == ("src/a.ts", "src/b.ts", "3", "changed")
+
+
+def test_a_range_settled_by_hand_is_written_into_the_edition_without_accepting_anything(tmp_path, capsys):
+    from generator.bump import settled_edition
+    from generator.load import load_maps
+
+    p = project(tmp_path)
+    run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    p.entry("A3").write_text(p.entry("A3").read_text().replace('lines: 10-12   # keep me\n    version: "1"',
+                                                               "lines: 13-14"))
+    [decision_map] = load_maps(p.decisions)
+    path, text = settled_edition(decision_map)
+    assert path == p.folder / "editions" / "1-to-2.yaml"
+    assert '  - id: A3\n    file: src/lib.ts\n    old: "10-12"\n    new: "13-14"\n' in text
+    assert "settled:" not in text  # nothing accepted: no claim recorded
+
+
+def test_the_review_of_a_drifted_problem_shows_its_description_and_two_lines_of_context(tmp_path, capsys):
+    """A problem has no answer: its description is the claim. The diff keeps two unchanged lines on
+    each side of a change, so a long cited range shows only the lines around what changed."""
+    body = "".join(f"  const v{i} = {i};\n" for i in range(1, 8))
+    old = f"export function long(): number {{\n{body}  return 0;\n}}\n"
+    new = old.replace("const v4 = 4;", "const v4 = 40;")
+    problem = ("id: P1\nkind: problem\ntitle: A long function\ndescription: >-\n  It is long,\n  and"
+               " it changes.\ncites:\n  - file: src/long.ts\n    lines: 1-10\n")
+    p = make_project(tmp_path, {"1": {"src/long.ts": old}, "2": {"src/long.ts": new}}, {"P1": problem})
+    run = run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    review = next(b for b in run.stdout.split("\n\n") if b.startswith("── P1"))
+    assert review.splitlines() == [
+        "── P1 changed: A long function",
+        "   claim: It is long, and it changes.",
+        "--- src/long.ts:1-10 at 1",
+        "+++ src/long.ts:1-10 at 2",
+        "@@ -3,5 +3,5 @@",
+        "   const v2 = 2;",
+        "   const v3 = 3;",
+        "-  const v4 = 4;",
+        "+  const v4 = 40;",
+        "   const v5 = 5;",
+        "   const v6 = 6;",
+    ]

@@ -3,6 +3,7 @@ and the GitHub annotations, run as a subprocess the way CI and pre-commit hooks 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -211,3 +212,46 @@ def test_a_reader_that_goes_away_is_no_error(project, form) -> None:
         stderr = (project.root / "stderr").read_text()
         assert done.returncode == 0, (reader, done.returncode, stderr)
         assert "Traceback" not in stderr and "Exception ignored" not in stderr and "BrokenPipe" not in stderr, stderr
+
+
+# A locale whose encoding is ASCII, as in a bare container where Python's UTF-8 defaults are off:
+# files are still read and written as UTF-8, and what cannot be shown is escaped, not a traceback.
+ASCII_LOCALE = {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0", "PYTHONIOENCODING": ""}
+
+
+def test_every_command_works_under_an_ascii_locale_and_keeps_utf_8(tmp_path) -> None:
+    from conftest import DRIFT_V1, DRIFT_V2
+
+    answer = "answer: Plain code → café, naïve.\n"
+    p = make_project(tmp_path, {"1": {"src/lib.ts": DRIFT_V1}, "2": {"src/lib.ts": DRIFT_V2}}, {
+        "A1": entry_yaml("A1", [("src/lib.ts", "1-3")]).replace("answer: Plain code.\n", answer),
+        "A2": entry_yaml("A2", [("src/lib.ts", "5-8")]).replace("answer: Plain code.\n", answer),
+    })
+    p.map_yaml.write_text(p.map_yaml.read_text().replace("title: Demo map", "title: Démo map"), encoding="utf-8")
+    premise = subprocess.run([sys.executable, "-c", "import locale; print(locale.getpreferredencoding(False))"],
+                             env=python_env(**ASCII_LOCALE), capture_output=True, text=True)
+    assert premise.stdout.strip() == "ANSI_X3.4-1968"  # ASCII
+
+    bumped = run_cli("bump", "2", "--decisions", p.decisions, "--quiet", env=ASCII_LOCALE)
+    assert bumped.code == 1 and "Traceback" not in bumped.stderr, bumped.stderr
+    assert "A1: src/lib.ts: 1-3 \\u2192 4-6 (moved, updated)" in bumped.stdout
+    assert "\\u2500\\u2500 A2 changed: Who decides A2?" in bumped.stdout
+    assert "claim: Plain code \\u2192 caf\\xe9, na\\xefve." in bumped.stdout
+    for entry_id in ("A1", "A2"):
+        assert answer in p.entry(entry_id).read_text(encoding="utf-8")
+    assert 'title: Démo map\nrepo: https://example.org/demo\nversion: "2"\n' in p.map_yaml.read_text(encoding="utf-8")
+
+    accepted = run_cli("accept", "A2", "--decisions", p.decisions, "--quiet", env=ASCII_LOCALE)
+    assert accepted.code == 0, accepted.stderr
+    assert answer in p.entry("A2").read_text(encoding="utf-8")
+    assert "settled:" in (p.folder / "editions" / "1-to-2.yaml").read_text(encoding="utf-8")
+
+    checked = run_cli("verify", "--decisions", p.decisions, "--quiet", "--format", "json", env=ASCII_LOCALE)
+    assert checked.code == 0, checked.stderr
+    assert [row["status"] for row in json.loads(checked.stdout)["citations"]] == ["ok", "ok"]
+
+    out = tmp_path / "out"
+    rendered = run_cli("render", "--decisions", p.decisions, "--out", out, "--quiet", env=ASCII_LOCALE)
+    assert rendered.code == 0, rendered.stderr
+    assert "café, naïve" in (out / "demo" / "A1.md").read_text(encoding="utf-8")
+    assert "Démo map" in (out / "demo" / "map.md").read_text(encoding="utf-8")
