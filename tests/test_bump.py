@@ -459,3 +459,47 @@ def test_the_review_of_a_drifted_problem_shows_its_description_and_two_lines_of_
         "   const v5 = 5;",
         "   const v6 = 6;",
     ]
+
+
+def test_accept_takes_what_it_can_of_an_entry_and_refuses_the_rest(tmp_path, capsys):
+    p = project(tmp_path)
+    two = ENTRY.format(id="A10", lines="10-12").replace(
+        "    lines: 10-12   # keep me\n", "    lines: 10-12   # keep me\n  - file: src/lib.ts\n    lines: 5-8\n")
+    (p.folder / "A10.yaml").write_text(two)
+    run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    run = run_main(capsys, "accept", "A10", "--decisions", p.decisions, "--quiet")
+    assert run.code == 1  # the first citation's code is gone: refused
+    assert run.stdout == "A10: src/lib.ts: now 8-11, checked at 2\n"
+    text = (p.folder / "A10.yaml").read_text()
+    assert 'lines: 10-12   # keep me\n    version: "1"\n' in text
+    assert '    lines: 8-11\n    record: {symbol: drifting, length: 4, digest: ' in text and text.endswith('version: "2"\n')
+
+
+def test_accept_follows_code_that_went_to_another_file_and_changed(tmp_path, capsys):
+    from conftest import entry_yaml
+
+    p = make_project(tmp_path, {"1": {"src/a.ts": "export function one(): number {\n  return 1;\n}\nconst k = 0;\n"},
+                                "2": {"src/a.ts": "const k = 0;\n",
+                                      "src/b.ts": "// b\nexport function one(): number {\n  return 2;\n}\n"}},
+                     {"D1": entry_yaml("D1", [("src/a.ts", "1-3")])})
+    assert run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet").code == 1
+    run = run_main(capsys, "accept", "D1", "--decisions", p.decisions, "--quiet")
+    assert run.code == 0, run.stderr
+    assert run.stdout == "D1: src/a.ts: now src/b.ts:2-4, checked at 2\n"
+    assert "  - file: src/b.ts\n    lines: 2-4\n    record: {symbol: one, length: 3, digest: " in p.entry("D1").read_text()
+    assert run_main(capsys, "verify", "--decisions", p.decisions, "--quiet").code == 0
+
+
+def test_accept_at_the_pin_takes_the_code_a_range_edited_by_hand_lost(tmp_path, capsys):
+    """Checked at the pin, but its range no longer holds its recorded code: `accept` takes the
+    range where that code is (a range changed on purpose is `record --replace`'s)."""
+    from conftest import entry_yaml
+
+    p = make_project(tmp_path, {"1": {"src/lib.ts": V1}}, {"D1": entry_yaml("D1", [("src/lib.ts", "1-3")])})
+    assert run_main(capsys, "record", "--decisions", p.decisions, "--quiet").code == 0
+    recorded = p.entry("D1").read_text()
+    p.entry("D1").write_text(recorded.replace("lines: 1-3", "lines: 2-4"))
+    assert run_main(capsys, "verify", "--decisions", p.decisions, "--quiet").code == 1
+    run = run_main(capsys, "accept", "D1", "--decisions", p.decisions, "--quiet")
+    assert (run.code, run.stdout) == (0, "D1: src/lib.ts: now 1-3, checked at 1\n")
+    assert run_main(capsys, "verify", "--decisions", p.decisions, "--quiet").code == 0

@@ -172,6 +172,13 @@ def test_render_writes_its_pages_inside_out(project, tmp_path) -> None:
     assert run.code == 0, run.stderr
     written = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*.md"))
     assert "demo/map.md" in written and run.stdout.strip() == f"wrote {len(written)} files to {tmp_path / 'out'}"
+    assert run.stderr == ""  # --quiet: no fetching progress
+
+
+def test_render_says_what_it_fetches_unless_quiet(project, tmp_path) -> None:
+    run = run_cli("render", "--decisions", project.decisions, "--out", tmp_path / "out")
+    assert run.code == 0, run.stderr
+    assert f"fetching git: {project.url} at v1.0.0" in run.stderr
 
 
 def test_render_refuses_to_write_outside_out_and_writes_nothing(project, tmp_path) -> None:

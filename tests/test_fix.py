@@ -232,3 +232,45 @@ def test_fix_moves_the_citations_of_every_map_in_the_folder(tmp_path, capsys):
                                        "fixed 2 moved citation(s) in 2 file(s); 0 need a person"]
     for folder in (project.folder, other):
         assert "lines: 2-5" in (folder / "D1.yaml").read_text()
+
+
+def test_fix_at_the_pin_brings_every_map_of_the_folder_to_it(tmp_path, capsys):
+    import shutil
+
+    cites = "  - file: src/config.ts\n    lines: 2\n    version: \"1\"\n"
+    project = make_project(tmp_path, {"1": {"src/config.ts": CONFIG}, "2": {"src/config.ts": CONFIG_2}},
+                           {"D1": entry_yaml("D1", cites)}, pin="2")
+    other = project.decisions / "other"
+    shutil.copytree(project.folder, other)
+    assert run_main(capsys, "fix", "--decisions", project.decisions, "--quiet").code == 0
+    for folder in (project.folder, other):
+        assert hidden((folder / "D1.yaml").read_text()) == entry_yaml(
+            "D1", cites.replace("2\n", f"3\n    {record('CONFIG.retries', 1)}\n", 1).replace('"1"', '"2"'))
+
+
+def test_fix_at_the_version_the_map_was_checked_at_adds_no_version_line(tmp_path, capsys):
+    """The pin was edited by hand to 2, so the map is still checked at 1: a range edited by hand
+    is fixed at 1 from its record, and the map's `checked_at` still speaks for it."""
+    project = make_project(tmp_path, {"1": {"src/config.ts": CONFIG}, "2": {"src/config.ts": CONFIG_2}},
+                           {"D1": entry_yaml("D1", [("src/config.ts", "2")])})
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    recorded = project.entry("D1").read_text()
+    project.entry("D1").write_text(recorded.replace("lines: 2", "lines: 3"))
+    project.map_yaml.write_text(project.map_yaml.read_text().replace('version: "1"', 'version: "2"'))
+    assert 'checked_at: "1"' in project.map_yaml.read_text()
+    run = run_main(capsys, "fix", "--decisions", project.decisions, "--target", "1", "--quiet")
+    assert run.stdout.splitlines() == ["D1: src/config.ts: 3-3 → 2-2",
+                                       "fixed 1 moved citation(s) in 1 file(s); 0 need a person"]
+    assert project.entry("D1").read_text() == recorded
+
+
+def test_fix_says_why_a_citation_is_left_for_a_person(tmp_path, capsys):
+    one = "export function one(): number {\n  return 1;\n}\n"
+    project = make_project(tmp_path, {"1": {"src/a.ts": one + "const k = 0;\n"},
+                                      "2": {"src/a.ts": "const k = 0;\n", "src/b.ts": one, "src/c.ts": one}},
+                           {"D1": entry_yaml("D1", [("src/a.ts", "1-3")])})
+    run = run_main(capsys, "fix", "--decisions", project.decisions, "--target", "2", "--quiet")
+    assert run.code == 1
+    assert run.stdout.splitlines() == [
+        "D1: src/a.ts:1-3 is ambiguous; left for a person (found in several files: src/b.ts, src/c.ts)",
+        "fixed 0 moved citation(s) in 0 file(s); 1 need a person"]

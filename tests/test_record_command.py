@@ -107,7 +107,8 @@ def test_replace_without_ids_is_refused_and_says_how_to_name_them(tmp_path, caps
     project = project_of(tmp_path, D1=[("src/a.ts", "1-3")])
     run = run_main(capsys, "record", "--replace", "--decisions", project.decisions, "--quiet")
     assert run.code == 2 and "Traceback" not in run.stderr
-    assert "name the entries you changed on purpose (record --replace D1)" in run.stderr
+    assert run.stderr == ("error: --replace takes the records anew from the ranges as they are, which would hide "
+                          "every range edited by hand; name the entries you changed on purpose (record --replace D1)\n")
     assert records(project, "D1") == [None]
 
 
@@ -121,3 +122,20 @@ def test_record_records_every_map_in_the_folder(tmp_path, capsys) -> None:
     assert run.stdout == "recorded 2 citation(s) in 4 file(s)\n"
     assert "record:" in (project.decisions / "other" / "D1.yaml").read_text()
     assert 'checked_at: "1"' in (project.decisions / "other" / "map.yaml").read_text()
+
+
+def test_record_reports_what_it_refused_in_every_map(tmp_path, capsys) -> None:
+    """A range changed on purpose past the end of its file is refused in each map of the folder."""
+    import shutil
+
+    project = project_of(tmp_path, D1=[("src/a.ts", "1-3")])
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    shutil.copytree(project.folder, project.decisions / "other")
+    for folder, lines in ((project.folder, "6-9"), (project.decisions / "other", "5-8")):
+        entry = folder / "D1.yaml"
+        entry.write_text(entry.read_text().replace("lines: 1-3", f"lines: {lines}"))
+    run = run_main(capsys, "record", "--replace", "D1", "--decisions", project.decisions, "--quiet")
+    assert run.code == 1
+    assert sorted(run.stderr.splitlines()) == [
+        f"D1: src/a.ts:{lines} runs past the end of the file (7 lines at 1); fix the range first"
+        for lines in ("5-8", "6-9")]
