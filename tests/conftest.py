@@ -349,9 +349,18 @@ def python_env(**extra: str) -> dict[str, str]:
     return environment
 
 
+# variables Python reads once, when it starts
+_STARTUP = {"LC_ALL", "LC_CTYPE", "LANG", "PYTHONUTF8", "PYTHONCOERCECLOCALE", "PYTHONIOENCODING"}
+
+
 def run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> Run:
-    """Run ``python -m generator`` in a subprocess (the environment is the test's, plus ``env``)."""
-    if os.environ.get("MUTANT_UNDER_TEST") == "stats":
+    """Run ``python -m generator`` in a subprocess (the environment is the test's, plus ``env``).
+
+    Under mutmut the command line runs in the test's process instead: its first pass sees which
+    tests reach which function only there, and each mutant's run is then many times faster. An
+    ``env`` that sets how Python starts (its locale) gets a process of its own for a mutant's run."""
+    mutant = os.environ.get("MUTANT_UNDER_TEST")
+    if mutant == "stats" or (mutant and not set(env or {}) & _STARTUP):
         return _run_cli_here(args, cwd, env or {})
     environment = python_env(**(env or {}))
     done = subprocess.run([sys.executable, "-m", "generator", *map(str, args)], cwd=cwd or ROOT,
@@ -360,9 +369,8 @@ def run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | No
 
 
 def _run_cli_here(args: tuple, cwd: Path | None, env: dict[str, str]) -> Run:
-    """The command line in this process, for mutmut's first pass only: it records which tests reach
-    which function by watching its own process, so a test that runs the CLI in a subprocess would
-    never be chosen to test that code's mutants. (Each mutant's own test run uses the subprocess.)"""
+    """The command line in this process (under mutmut, see :func:`run_cli`), with ``env`` set and the
+    working directory changed for the call only."""
     from generator.cli import main
 
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
