@@ -327,6 +327,7 @@ class Run:
     code: int
     stdout: str
     stderr: str
+    in_process: bool = False  # run in the test's process (under mutmut), so with its locale
 
     def json(self) -> dict:
         return json.loads(self.stdout)
@@ -387,7 +388,7 @@ def _run_cli_here(args: tuple, cwd: Path | None, env: dict[str, str]) -> Run:
         os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)
-    return Run(code, out.getvalue(), err.getvalue())
+    return Run(code, out.getvalue(), err.getvalue(), in_process=True)
 
 
 def run_main(capsys: pytest.CaptureFixture, *args: str | Path) -> Run:
