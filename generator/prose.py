@@ -227,7 +227,8 @@ def code_span(text: str) -> str:
     """``text`` as a Markdown code span, with a fence longer than any backtick run inside."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    # CommonMark takes one space off each end when both ends have one (unless the code is all spaces)
+    pad = " " if text[:1] == "`" or text[-1:] == "`" or (text[:1] == text[-1:] == " " and text.strip()) else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
@@ -285,7 +286,6 @@ def first_sentences(text: str, at_least: int = 40, at_most: int = 220) -> str:
     """
     paragraph = (paragraphs(text) or [""])[0]
     shielded = _shield(paragraph)
-    taken = ""
     for match in _SENTENCE_END.finditer(shielded):
         taken = paragraph[:match.start()]
         if len(words(taken)) >= at_least:

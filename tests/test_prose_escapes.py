@@ -83,3 +83,45 @@ def test_entry_ids_link_to_their_pages_with_the_headline_as_title() -> None:
     html = markdown.markdown(site, extensions=["attr_list"])
     assert html == ('<p>see <a class="dm-ref" href="d2.md" title="Who said &quot;no&quot;) onmouseover&#61;&quot;x">'
                     'D2</a>, D10 and <a class="dm-ref" href="e1.md">E1</a>; not XD2 or D2x</p>')
+
+
+def test_the_opening_of_a_field_stops_at_the_first_sentence_end_after_forty_characters() -> None:
+    forty = "This first sentence is forty chars long."
+    assert len(forty) == 40
+    assert prose.first_sentences(forty + " And a second one follows here.") == forty
+    assert prose.first_sentences(forty[:-2] + ". Second.") == forty[:-2] + ". Second."  # 39: one more
+    assert prose.first_sentences("") == ""
+
+
+def test_the_opening_is_cut_at_a_word_only_past_its_limit() -> None:
+    whole = "w" * 214 + " words"
+    assert len(whole) == 220 and prose.first_sentences(whole) == whole
+    assert prose.first_sentences(whole + "s") == "w" * 214 + " …"
+    listed = "Short opening, then a list: TAX, BOX, FIX, MIX, item4, item5, item6, item7, item8, item9."
+    # "… MIX," is 47 characters: the cut falls after it, and drops its comma (and nothing else)
+    assert prose.first_sentences(listed, at_most=47) == "Short opening, then a list: TAX, BOX, FIX, MIX …"
+    assert prose.first_sentences(listed, at_most=46) == "Short opening, then a list: TAX, BOX, FIX …"
+    assert prose.first_sentences("x" * 300) == "x" * 300 + " …"  # no space to cut at
+
+
+def test_the_opening_ignores_sentence_ends_inside_code() -> None:
+    text = "Read the code in `a. b. c. d. e. f. g. h. i. j. k. l. m. n. o.` first. Then this."
+    assert prose.first_sentences(text) == "Read the code in `a. b. c. d. e. f. g. h. i. j. k. l. m. n. o.` first."
+
+
+def test_words_joins_paragraphs_with_one_space() -> None:
+    assert prose.words("First paragraph.\nSecond `one`.") == "First paragraph. Second one."
+
+
+@pytest.mark.parametrize("code", ["x", "`x", "x`", "a ``b`` c", "`", " x ", " x", "x ", "```", " ", "  "])
+def test_a_code_span_in_the_download_holds_exactly_its_code(code: str) -> None:
+    """Read back by a CommonMark reader, the download's code is the code: the fence is longer than any
+    backtick run inside, and a space pads it where the reader would take one off or see a fence."""
+    written = prose.code_span(code)
+    assert prose.parse(written) == (prose.Code(code),), written
+
+
+@pytest.mark.parametrize("address", ["https://e.org/a<b", "https://e.org/a>b", "<https://e.org/a<b>"])
+def test_an_address_with_an_angle_bracket_is_no_link(address: str) -> None:
+    assert prose.parse(f"[x]({address})") == (prose.Text(f"[x]({address})"),)
+    assert "<a " not in prose.site_inline(f"[x]({address})")
