@@ -6,13 +6,15 @@ changed function; a mutant the tests do not notice *survived*. Each survivor is 
 the tests a user could notice, or equivalent (no observable difference): those are explained
 in bench/mutation-equivalents.md, one line each, and count as such in the table.
 
-The run happens in a copy of the project (default test-artifacts/mutation/work), so the tree is
-never touched and edits made meanwhile do not mix into it. The report (a Markdown table, then
-every unexplained survivor with its diff) goes to test-artifacts/mutation/report.md.
+Each module runs in a copy of its own (test-artifacts/mutation/work/<module>), so the tree is
+never touched and edits made meanwhile do not mix into it, against the test files written for it
+(TESTS below: small fixture projects; `--all-tests` takes every fast test instead, hours more).
+The report (a Markdown table, then every unexplained survivor with its diff) goes to
+test-artifacts/mutation/report.md and covers every module run so far.
 
     .venv/bin/python bench/mutation.py                          # every core module
     .venv/bin/python bench/mutation.py generator/rewrite.py     # some of them
-    .venv/bin/python bench/mutation.py --report-only            # the table of the last run
+    .venv/bin/python bench/mutation.py --report-only            # the table of the last runs
 
 Exit 1 when a module scores below --min-score (default 90) counting explained equivalents as
 killed, 2 when mutmut itself fails.
@@ -44,6 +46,32 @@ CORE = {
     "generator/edition.py": ["*"],
     "generator/cli.py": ["main", "_verify", "_fix", "_record", "_bump", "_accept", "_render", "_source"],
 }
+# The tests that check each module: what a mutant of it must fail. Every one works on fixture
+# projects built in a temporary folder; the tests over pi's real tree or the whole site (minutes of
+# fixtures for each mutant) are left to `--all-tests`.
+_CITATIONS = ["tests/test_resolve.py", "tests/test_resolve_whitespace.py", "tests/test_resolve_elsewhere.py",
+              "tests/test_line_counts.py", "tests/test_drift_fails.py", "tests/test_records.py", "tests/test_fix.py"]
+_COMMANDS = ["tests/test_cli.py", "tests/test_exit_codes.py", "tests/test_fix.py", "tests/test_bump.py",
+             "tests/test_record_command.py", "tests/test_records.py", "tests/test_drift_fails.py",
+             "tests/test_verify_output.py", "tests/test_edition.py"]
+TESTS = {
+    "generator/resolve.py": _CITATIONS,
+    "generator/verify.py": sorted(set(_CITATIONS + _COMMANDS)),
+    "generator/record.py": sorted(set(_CITATIONS + _COMMANDS)),
+    "generator/report.py": ["tests/test_verify_output.py", "tests/test_cli.py", "tests/test_drift_fails.py",
+                            "tests/test_probe_output.py"],
+    "generator/prose.py": ["tests/test_prose_escapes.py", "tests/test_link_escape.py", "tests/test_render.py"],
+    "generator/load.py": ["tests/test_load.py", "tests/test_load_checks.py", "tests/test_bad_inputs.py",
+                          "tests/test_edits_and_schemas.py", "tests/test_edition.py"],
+    "generator/rewrite.py": ["tests/test_fix.py", "tests/test_bump.py", "tests/test_record_command.py",
+                             "tests/test_records.py", "tests/test_never_lose.py", "tests/test_faults.py",
+                             "tests/test_edits_and_schemas.py"],
+    "generator/bump.py": ["tests/test_bump.py", "tests/test_edition.py", "tests/test_cli.py"],
+    "generator/schema.py": ["tests/test_edits_and_schemas.py", "tests/test_load.py", "tests/test_load_checks.py",
+                            "tests/test_bad_inputs.py", "tests/test_link_escape.py"],
+    "generator/edition.py": ["tests/test_edition.py", "tests/test_bump.py", "tests/test_render.py"],
+    "generator/cli.py": _COMMANDS,
+}
 COPIED = ["generator", "tests", "bench", "pyproject.toml", "decisions", "schema", "site_src", "mkdocs.yml", ".github", ".ci",
           ".pre-commit-config.yaml", "Makefile", "README.md", "CONTRIBUTING.md", "requirements.lock"]
 # mutmut's exit codes of a mutant's test run (mutmut.stats.status_by_exit_code)
@@ -54,14 +82,16 @@ STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests"
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("modules", nargs="*", metavar="MODULE", help="core modules to mutate (default: all)")
-    parser.add_argument("--work", type=Path, default=ARTIFACTS / "work", help="the copy mutmut runs in")
+    parser.add_argument("--work", type=Path, default=ARTIFACTS / "work",
+                        help="the folder of the copies mutmut runs in, one per module")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutants tested at once")
     parser.add_argument("--min-score", type=float, default=90.0, help="lowest score a module may have (percent)")
     parser.add_argument("--report-only", action="store_true", help="report the last run in --work again")
     parser.add_argument("--reuse", action="store_true", help="run in the copy already in --work (its tests and "
                         "configuration as they are there), instead of copying the project anew")
-    parser.add_argument("--tests", nargs="+", metavar="PATH", help="run these tests instead of the configured "
-                        "selection (pyproject.toml, pytest_add_cli_args_test_selection)")
+    parser.add_argument("--tests", nargs="+", metavar="PATH", help="run these tests instead of the module's own")
+    parser.add_argument("--all-tests", action="store_true", help="run every fast test (the selection in "
+                        "pyproject.toml) instead of the module's own")
     parser.add_argument("--deselect", action="append", default=[], metavar="NODEID",
                         help="leave out a test that fails for another reason (mutmut needs a green run first)")
     args = parser.parse_args(argv)
@@ -70,26 +100,36 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"not a core module: {', '.join(unknown)} (core: {', '.join(CORE)})")
 
-    seconds = None
-    if not args.report_only:
+    seconds: dict[str, float] = {}
+    for module in modules if not args.report_only else []:
+        work = work_of(args.work, module)
         if not args.reuse:
-            copy_project(args.work, args.deselect, args.tests)
+            tests = None if args.all_tests else (args.tests or TESTS[module])
+            copy_project(work, args.deselect, tests)
         started = time.monotonic()
-        names = [f"{dotted(m)}.{pattern_of(f)}" for m in modules for f in CORE[m]]
+        names = [f"{dotted(module)}.{pattern_of(f)}" for f in CORE[module]]
         done = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs), *names],
-                              cwd=args.work, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-        seconds = time.monotonic() - started
+                              cwd=work, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        seconds[module] = time.monotonic() - started
         if done.returncode != 0:
-            print(f"mutmut run failed (exit {done.returncode}); see its output above", file=sys.stderr)
+            print(f"mutmut run failed for {module} (exit {done.returncode}); see its output above", file=sys.stderr)
             return 2
-    rows, survivors = results(args.work, modules)
+    # the table covers every module with results, the ones just run and those of earlier runs
+    shown = modules if args.modules else list(CORE)
+    rows, survivors = [], {}
+    for module in shown:
+        found, left = results(work_of(args.work, module), [module])
+        rows += found
+        survivors.update(left)
     if not rows:
         print(f"no mutation results under {args.work}; run without --report-only first", file=sys.stderr)
         return 2
     explained = read_equivalents()
     report = render_report(rows, survivors, explained, seconds, args)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    (ARTIFACTS / "report.md").write_text(report + "\n" + survivor_diffs(args.work, survivors, explained))
+    diffs = "\n".join(survivor_diffs(work_of(args.work, m), {m: survivors[m]}, explained) for m in survivors)
+    (ARTIFACTS / "report.md").write_text(report + "\n\n## Survivors not listed as equivalent in "
+                                         "bench/mutation-equivalents.md\n\n" + diffs)
     print(report)
     print(f"report: {(ARTIFACTS / 'report.md').relative_to(ROOT)}")
     low = [r["module"] for r in rows if r["score"] < args.min_score]
@@ -97,6 +137,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"below {args.min_score:.0f}%: {', '.join(low)}", file=sys.stderr)
         return 1
     return 0
+
+
+def work_of(folder: Path, module: str) -> Path:
+    """The copy one module's mutants are run in."""
+    return folder / Path(module).stem
 
 
 def dotted(module: str) -> str:
@@ -183,24 +228,26 @@ def read_equivalents() -> dict[str, str]:
 
 def render_report(rows, survivors, explained, seconds, args) -> str:
     lines = ["| module | mutants | killed | survived | explained equivalent | score | score with equivalents "
-             "| worker time |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "| worker time | wall time |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for row in rows:
         detected = row["killed"] + row["timeout"]  # a mutant that hangs the tests is noticed too
         left = survivors.get(row["module"], [])
         equivalent = sum(1 for name in left if name in explained)
         raw = 100 * detected / row["mutants"]
         row["score"] = 100 * (detected + equivalent) / row["mutants"]
+        wall = f"{seconds[row['module']] / 60:.1f} min" if row["module"] in seconds else "earlier run"
         lines.append(f"| {row['module']} | {row['mutants']} | {detected} | {len(left)} | {equivalent} | "
-                     f"{raw:.1f}% | {row['score']:.1f}% | {row['busy'] / 60:.1f} min |")
-    when = f"{seconds / 60:.1f} min" if seconds is not None else "(time: see the run that made these results)"
-    lines += ["", f"mutmut {mutmut_version()}, {args.jobs} mutants at a time, {when}. Killed includes timeouts; "
-              "survived includes mutants no selected test reaches. Worker time: the module's mutants' test runs "
-              "added up (divide by the mutants tested at once for its share of the wall time)."]
+                     f"{raw:.1f}% | {row['score']:.1f}% | {row['busy'] / 60:.1f} min | {wall} |")
+    tests = ("every fast test" if args.all_tests else "the tests given" if args.tests
+             else "its own tests (TESTS in bench/mutation.py)")
+    lines += ["", f"mutmut {mutmut_version()}, {args.jobs} mutants at a time; each module against {tests}. Killed "
+              "includes timeouts; survived includes mutants no selected test reaches. Worker time: the module's "
+              "mutants' test runs added up; wall time: its run from start to end (first pass included)."]
     return "\n".join(lines)
 
 
 def survivor_diffs(work: Path, survivors: dict[str, list[str]], explained: dict[str, str]) -> str:
-    out = ["", "## Survivors not listed as equivalent in bench/mutation-equivalents.md", ""]
+    out = []
     for module, names in survivors.items():
         for name in names:
             if name in explained:
