@@ -50,6 +50,7 @@ CORE = {
 # projects built in a temporary folder; the tests over pi's real tree or the whole site (minutes of
 # fixtures for each mutant) are left to `--all-tests`.
 _CITATIONS = ["tests/test_resolve.py", "tests/test_resolve_whitespace.py", "tests/test_resolve_elsewhere.py",
+              "tests/test_resolve_placement.py", "tests/test_record_command.py",
               "tests/test_line_counts.py", "tests/test_drift_fails.py", "tests/test_records.py", "tests/test_fix.py"]
 _COMMANDS = ["tests/test_cli.py", "tests/test_exit_codes.py", "tests/test_fix.py", "tests/test_bump.py",
              "tests/test_record_command.py", "tests/test_records.py", "tests/test_drift_fails.py",

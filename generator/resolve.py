@@ -198,11 +198,6 @@ class SourceFile:
             self._by_path[symbol] = [n for n in self._declarations.get(last, []) if symbol_path(n) == symbol]
         return self._by_path[symbol]
 
-    def all_declarations(self) -> list[tree_sitter.Node]:
-        """Every named declaration of the file, in no particular order."""
-        self.declarations("")
-        return [n for nodes in self._declarations.values() for n in nodes]
-
     def enclosing(self, first: int, last: int) -> tree_sitter.Node | None:
         """The innermost named declaration holding rows first..last (0-based), if any."""
         if self.tree is None:
@@ -541,13 +536,9 @@ def _best_rows(anchor: Anchor, source: SourceFile, target: SourceFile,
         return None
     scope = scopes[anchor.symbol_index] if len(scopes) > anchor.symbol_index else scopes[0]
     old_scope_start = anchor.first + anchor.lead - anchor.offset
-    old_scope_end = max(anchor.last, old_scope_start)
-    if anchor.symbol:
-        node = source.declarations(anchor.symbol)
-        if len(node) > anchor.symbol_index:
-            old_scope_end = node[anchor.symbol_index].end_point[0]
-    else:
-        old_scope_end = source.line_count - 1
+    # the anchor was taken from ``source``, so its declaration is there, at its index
+    old_scope_end = (source.declarations(anchor.symbol)[anchor.symbol_index].end_point[0] if anchor.symbol
+                     else source.line_count - 1)
     old = [_WHITESPACE.sub("", ln) for ln in source.lines[old_scope_start:old_scope_end + 1]]
     new = [_WHITESPACE.sub("", ln) for ln in target.lines[scope[0]:scope[1] + 1]]
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)

@@ -1,0 +1,137 @@
+"""Where the resolver puts a citation whose code changed, how it names a range, and how the
+lines around two equal places decide between them: the cases a whole-file fixture leaves out."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import resolve_text
+from generator.resolve import SourceFile, anchor_for, describe, place_elsewhere
+
+STEPS = "function run() {\n" + "".join(f"\tstep{i}();\n" for i in range(1, 9)) + "}\n"
+
+
+@pytest.mark.parametrize("new, cited, found", [
+    # lines added right above the cited first line, with a change inside: they come along
+    (STEPS.replace("\tstep3();\n", "\tinserted();\n\tstep3x();\n"), (4, 6), (4, 7)),
+    (STEPS.replace("step3()", "step3x()"), (4, 6), (4, 6)),
+    # the cited first or last line deleted, another changed: the range shrinks from that side
+    (STEPS.replace("\tstep3();\n", "").replace("step4()", "step4x()"), (4, 6), (4, 5)),
+    (STEPS.replace("\tstep5();\n", "").replace("step4()", "step4x()"), (4, 6), (4, 5)),
+    # a line added right below the cited last line: it stays out
+    (STEPS.replace("\tstep5();\n", "\tstep5();\n\tmore();\n").replace("step4()", "step4x()"), (4, 6), (4, 6)),
+    # a range running past its declaration's end, moved down a line
+    ("// h\n" + STEPS.replace("step8()", "step8x()") + "// note\n", (9, 11), (10, 12)),
+])
+def test_a_changed_citation_maps_its_lines_through_the_diff(new: str, cited, found) -> None:
+    old = STEPS + ("// note\n" if cited == (9, 11) else "")
+    assert resolve_text(old, new, cited) == ("changed", found, "run")
+
+
+def test_a_changed_citation_that_cited_a_blank_line_above_starts_at_its_code() -> None:
+    """(A moved one keeps its blank edges; a changed one is mapped from its declaration's lines.)"""
+    old = STEPS + "\nfunction two() {\n\tstepA();\n}\n"
+    assert resolve_text(old, "// h\n" + old.replace("stepA", "stepB"), (11, 14)) == ("changed", (13, 15), "two")
+
+
+def test_changed_top_level_code_maps_through_the_whole_file() -> None:
+    old = "import x from 'y';\n\nmain(1);\nmain(2);\nmain(3);\nmain(4);\n"
+    assert resolve_text(old, "// a\n// b\n" + old.replace("main(3)", "main(33)"), (3, 5)) == ("changed", (5, 7), "")
+    assert resolve_text(old, "// a\n" + old.replace("main(4)", "main(44)"), (5, 6)) == ("changed", (6, 7), "")
+
+
+def test_a_changed_citation_in_a_long_function_of_repeated_lines_stays_its_size() -> None:
+    """Past 200 lines difflib's default would treat a line repeated often as noise and match
+    nothing around it: the cited five lines would become the whole function."""
+    lines = ["\tcount++;"] * 240
+    lines[120] = "\tmark();"
+    old = "function run() {\n" + "\n".join(lines) + "\n}\n"
+    new = old.replace("\tcount++;\n" * 3, "\tother();\n", 1).replace("\tmark();", "\tmarked();")
+    outcome = resolve_text(old, new, (120, 124))
+    marked = new.split("\n").index("\tmarked();") + 1
+    assert outcome.status == "changed" and outcome.lines[0] <= marked <= outcome.lines[1]
+    assert outcome.lines[1] - outcome.lines[0] < 5
+
+
+def test_code_spelled_the_same_without_its_spaces_is_a_change() -> None:
+    """`typeof v` and `typeofv` have the same characters but not the same tokens."""
+    old = "function kind(v) {\n\treturn typeof v;\n}\n"
+    new = "// h\n" + old.replace("typeof v", "typeofv")
+    assert resolve_text(old, new, (1, 3)) == ("changed", (2, 4), "kind")
+
+
+def _describe(text: str, first: int, last: int) -> str:
+    return describe(SourceFile("src/x.ts", text.encode()), first - 1, last - 1)
+
+
+def test_a_range_is_named_by_its_code_not_its_blank_edges() -> None:
+    text = "const a = 1;\n\n\nfunction f() {\n\treturn a;\n}\n\n\nconst b = 2;\n"
+    assert _describe(text, 2, 8) == "f"
+    assert _describe(text, 2, 3) == "" and _describe(text, 7, 8) == ""
+
+
+def test_a_range_over_many_declarations_names_three() -> None:
+    text = "".join(f"function f{i}() {{\n\treturn {i};\n}}\n" for i in range(4))
+    assert _describe(text, 1, 12) == "f0, f1, f2, …"
+    assert _describe(text, 1, 9) == "f0, f1, f2"
+
+
+def _twins(above_x: list[str], above_y: list[str]) -> str:
+    twin = "function twin() {\n\treturn 7;\n}\n"
+    return "".join(f"{line}\n" for line in reversed(above_x)) + twin + \
+        "".join(f"{line}\n" for line in reversed(above_y)) + twin
+
+
+CONTEXT = [f"const c{i} = {i};" for i in range(1, 32)]  # nearest first
+
+
+@pytest.mark.parametrize("x_differs_at, decided", [
+    (1, True),    # the line right above differs: the other place is the one
+    (30, True),   # thirty lines are compared above each place
+    (31, False),  # not thirty-one: nothing decides
+])
+def test_the_lines_above_two_equal_places_decide_up_to_thirty_lines(x_differs_at: int, decided: bool) -> None:
+    old = "".join(f"{line}\n" for line in reversed(CONTEXT)) + "function twin() {\n\treturn 7;\n}\n"
+    cited = (len(CONTEXT) + 1, len(CONTEXT) + 3)
+    x = list(CONTEXT)
+    x[x_differs_at - 1] = "const other = 0;"
+    new = _twins(x, CONTEXT)
+    second = 2 * len(CONTEXT) + 3 + 1
+    expected = ("moved", (second, second + 2), "twin") if decided else ("ambiguous", None, "twin")
+    assert resolve_text(old, new, cited) == expected
+
+
+def test_code_that_left_its_file_is_found_past_a_near_copy() -> None:
+    """The other file holds the code twice under the same name: first with other spaces inside its
+    string (a different string), then as cited."""
+    source = SourceFile("src/a.ts", b'export function one(): string {\n\treturn "a b";\n}\n')
+    other = SourceFile("src/b.ts", b'function one(): string {\n\treturn "a  b";\n}\n\n'
+                                   b'export function one(): string {\n\treturn "a b";\n}\n')
+    [(target, placement)] = place_elsewhere(anchor_for(source, 0, 2), source, [other])
+    assert (target.path, placement.status, placement.rows) == ("src/b.ts", "moved", (4, 6))
+
+
+def test_a_cited_blank_line_above_is_not_taken_for_the_context() -> None:
+    """The lines compared above a place start above the cited code, past its blank lines."""
+    old = "".join(f"{line}\n" for line in reversed(CONTEXT)) + "\nfunction twin() {\n\treturn 7;\n}\n"
+    cited = (len(CONTEXT) + 1, len(CONTEXT) + 4)  # the blank line and the function
+    x = list(CONTEXT)
+    x[0] = "const other = 0;"
+    new = _twins(x, CONTEXT).replace("function twin", "\nfunction twin")
+    second = 2 * len(CONTEXT) + 4 + 1
+    assert resolve_text(old, new, cited) == ("moved", (second, second + 3), "twin")
+
+
+def test_a_file_that_is_not_code_rewrapped_is_changed() -> None:
+    """Without a grammar, lines are compared as lines: the same words wrapped otherwise are a change."""
+    old = "# Notes\n\nSome text here.\nMore.\n"
+    assert resolve_text(old, old.replace("Some text here.", "Some text\nhere."), (3, 3), "NOTES.md").status == "changed"
+
+
+def test_source_bytes_that_are_not_utf_8_are_compared_all_the_same() -> None:
+    """A Latin-1 byte in a string: its code is read with a replacement character, not refused."""
+    old = SourceFile("src/a.ts", b'function f() {\n\treturn "caf\xe9" + x;\n}\n')
+    new = SourceFile("src/a.ts", b'// h\nfunction f() {\n\treturn "caf\xe9"+x;\n}\n')
+    from generator.resolve import place
+    placement = place(anchor_for(old, 0, 2), old, new)
+    assert (placement.status, placement.rows) == ("moved", (1, 3))
