@@ -135,3 +135,26 @@ def test_source_bytes_that_are_not_utf_8_are_compared_all_the_same() -> None:
     from generator.resolve import place
     placement = place(anchor_for(old, 0, 2), old, new)
     assert (placement.status, placement.rows) == ("moved", (1, 3))
+
+
+@pytest.mark.parametrize("text, rows, name", [
+    ("export const LIMIT = 3;\n", (1, 1), "LIMIT"),
+    ("export /* the cap */ const LIMIT = 3;\n", (1, 1), "LIMIT"),  # a comment is not a declaration
+    ("export const A = 1, B = 2;\n", (1, 1), "A, B"),
+    ("@sealed\nexport class A {\n\trun() {}\n}\n", (1, 4), "A"),  # nor is a decorator
+    ("export const f = () => {\n\treturn 1;\n};\n", (1, 3), "f"),
+])
+def test_a_whole_exported_declaration_is_named_by_its_declarator(text: str, rows, name: str) -> None:
+    assert _describe(text, *rows) == name
+
+
+def test_cited_blank_lines_at_the_top_of_a_file_move_with_the_code_and_no_further() -> None:
+    old = "\n\nfunction f() {\n\treturn 1;\n}\n"
+    assert resolve_text(old, "\nfunction f() {\n\treturn 1;\n}\n\n", (1, 5)) == ("moved", (1, 4), "f")
+
+
+def test_a_declaration_that_gained_export_in_its_own_file_is_changed() -> None:
+    """`export` is ignored only for code that went to another module (where it often comes or goes)."""
+    old = "function f() {\n\treturn 1;\n}\n"
+    assert resolve_text(old, "// h\n" + old.replace("function f", "export function f"), (1, 3)) == \
+        ("changed", (2, 4), "f")
