@@ -149,8 +149,8 @@ class Trees:
 def check_citations(decision_map: DecisionMap, trees: Trees) -> None:
     """Raise InputError for citations that cannot be right at the version they were checked at.
 
-    A range past the end of its file is bad input only when the citation has no record: with
-    one, it is drift (a hand edit), and the record says where the code is."""
+    A range past the end of its file, or of blank lines only, is bad input only when the citation
+    has no record: with one, it is drift (a hand edit), and the record says where the code is."""
     problems = []
     for entry in decision_map.entries:
         for cite in entry.cites:
@@ -160,11 +160,18 @@ def check_citations(decision_map: DecisionMap, trees: Trees) -> None:
                 problems.append(Problem(cite.path, cite.line, f"cited file {cite.file} {why}; "
                                         "fix the path (it is relative to the repository root)"))
                 continue
+            if cite.record is not None:
+                continue
             count = trees.line_count(version, cite.file)
-            if cite.end > count and cite.record is None:
+            if cite.end > count:
                 problems.append(Problem(cite.path, cite.lines_line or cite.line,
                                         f"lines {cite.start}-{cite.end} run past the end of {cite.file}, "
                                         f"which has {count} lines at {version}"))
+            elif not any(line.strip() for line in trees.file(version, cite.file).lines[cite.start - 1:cite.end]):
+                # nothing there to anchor to: it would read as drift at every version, the pin included
+                problems.append(Problem(cite.path, cite.lines_line or cite.line,
+                                        f"lines {cite.start}-{cite.end} of {cite.file} are blank at {version}; "
+                                        "cite the code the entry is about"))
     if problems:
         raise InputError(problems)
 

@@ -296,6 +296,7 @@ def test_citations_that_do_not_fit_the_tree_at_the_pin(tmp_path: Path, capsys: p
     # A symbolic link in the upstream repository, pointing out of the tree.
     repo_link = project.upstream / "src" / "evil.ts"
     os.symlink(outside, repo_link)
+    (project.upstream / "src" / "b.ts").write_text("const a = 1;\n\n  \nconst b = 2;\n")
     repo = git.Repo(project.upstream)
     repo.git.add("--all")
     repo.git.commit("-m", "link", env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@l",
@@ -305,6 +306,7 @@ def test_citations_that_do_not_fit_the_tree_at_the_pin(tmp_path: Path, capsys: p
     project.write_entry("D2", entry_yaml("D2", [("src/gone.ts", 1)]))
     project.write_entry("D3", entry_yaml("D3", [("src/evil.ts", 1)]))
     project.write_entry("D4", entry_yaml("D4", [("src", 1)]))
+    project.write_entry("D5", entry_yaml("D5", [("src/b.ts", "2-3"), ("src/b.ts", "3-4")]))  # only blank lines; fine
     run = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet")
     assert run.code == 2
     assert "Traceback" not in run.stderr
@@ -316,5 +318,6 @@ def test_citations_that_do_not_fit_the_tree_at_the_pin(tmp_path: Path, capsys: p
         "path (it is relative to the repository root)",
         "error: demo/D4.yaml:6: cited file src is a folder, not a file; fix the path (it is relative to the "
         "repository root)",
-        "4 problem(s) found; nothing was changed",
+        "error: demo/D5.yaml:7: lines 2-3 of src/b.ts are blank at 1; cite the code the entry is about",
+        "5 problem(s) found; nothing was changed",
     ]
