@@ -399,15 +399,20 @@ def test_accept_leaves_an_ok_citation_edited_by_hand_as_bump_found_it(tmp_path, 
     assert rows["A2"]["new"] == "8-11"
 
 
+def gone_elsewhere_and_changed(tmp_path):
+    """D1 cites `one`, which at version 2 is in another file, with other code."""
+    from conftest import entry_yaml
+
+    return make_project(tmp_path, {"1": {"src/a.ts": "export function one(): number {\n  return 1;\n}\nconst k = 0;\n"},
+                                   "2": {"src/a.ts": "const k = 0;\n",
+                                         "src/b.ts": "// b\nexport function one(): number {\n  return 2;\n}\n"}},
+                        {"D1": entry_yaml("D1", [("src/a.ts", "1-3")])})
+
+
 def test_accept_records_a_drifted_citation_settled_in_the_file_its_code_went_to(tmp_path, capsys):
     """`one` went to another file and changed there: bump records the file, a person cites narrower
     lines of it, and the edition's row names that file with the person's range."""
-    from conftest import entry_yaml
-
-    p = make_project(tmp_path, {"1": {"src/a.ts": "export function one(): number {\n  return 1;\n}\nconst k = 0;\n"},
-                                "2": {"src/a.ts": "const k = 0;\n",
-                                      "src/b.ts": "// b\nexport function one(): number {\n  return 2;\n}\n"}},
-                     {"D1": entry_yaml("D1", [("src/a.ts", "1-3")])})
+    p = gone_elsewhere_and_changed(tmp_path)
     assert run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet").code == 1
     [row] = edition_record(p)["citations"]
     assert (row["status"], row["new_file"], row["new"]) == ("changed", "src/b.ts", "2-4")
@@ -476,12 +481,7 @@ def test_accept_takes_what_it_can_of_an_entry_and_refuses_the_rest(tmp_path, cap
 
 
 def test_accept_follows_code_that_went_to_another_file_and_changed(tmp_path, capsys):
-    from conftest import entry_yaml
-
-    p = make_project(tmp_path, {"1": {"src/a.ts": "export function one(): number {\n  return 1;\n}\nconst k = 0;\n"},
-                                "2": {"src/a.ts": "const k = 0;\n",
-                                      "src/b.ts": "// b\nexport function one(): number {\n  return 2;\n}\n"}},
-                     {"D1": entry_yaml("D1", [("src/a.ts", "1-3")])})
+    p = gone_elsewhere_and_changed(tmp_path)
     assert run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet").code == 1
     run = run_main(capsys, "accept", "D1", "--decisions", p.decisions, "--quiet")
     assert run.code == 0, run.stderr
