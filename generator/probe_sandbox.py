@@ -237,12 +237,13 @@ def _limit_resources(limits: Limits) -> None:
 
 
 def _stop_tree(process: subprocess.Popen, mode: str) -> None:
-    """Kill the probe and everything it started. In the process namespace, killing its first
-    process ends them all; without it, the descendants are found through /proc first, since a
-    detached child leaves the process group."""
-    family = [] if mode == "namespaces" else _descendants(process.pid)
+    """Kill the probe and everything it started, and return once they are gone. In the process
+    namespace, killing its first process ends them all; without it, the descendants are found
+    through /proc first, since a detached child leaves the process group. Either way the kernel
+    ends them a moment later, so their exit is waited for."""
+    family = _descendants(process.pid)
     for kill in (lambda: os.killpg(process.pid, signal.SIGKILL), *(
-            (lambda pid=pid: os.kill(pid, signal.SIGKILL)) for pid in family)):
+            (lambda pid=pid: os.kill(pid, signal.SIGKILL)) for pid in ([] if mode == "namespaces" else family))):
         try:
             kill()
         except (ProcessLookupError, PermissionError):
@@ -251,6 +252,17 @@ def _stop_tree(process: subprocess.Popen, mode: str) -> None:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
         pass
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_running(pid) for pid in family):
+        time.sleep(0.02)
+
+
+def _running(pid: int) -> bool:
+    """Whether a process is still there, not only its exit status (a zombie has no command line)."""
+    try:
+        return bool(Path(f"/proc/{pid}/cmdline").read_bytes())
+    except OSError:
+        return False
 
 
 def _descendants(root: int) -> list[int]:
