@@ -15,6 +15,11 @@ test-artifacts/mutation/report.md and covers every module run so far.
     .venv/bin/python bench/mutation.py                          # every core module
     .venv/bin/python bench/mutation.py generator/rewrite.py     # some of them
     .venv/bin/python bench/mutation.py --report-only            # the table of the last runs
+    .venv/bin/python bench/mutation.py --again generator/verify.py  # after new tests or edits
+
+`--again` works in the copy of the last run: it brings in the current code and tests and tests
+only the mutants that survived and those of functions whose code changed (mutmut keeps the
+verdicts of the rest, whose code is the same and whose tests only grew).
 
 Exit 1 when a module scores below --min-score (default 90) counting explained equivalents as
 killed, 2 when mutmut itself fails.
@@ -55,13 +60,28 @@ _CITATIONS = ["tests/test_resolve.py", "tests/test_resolve_whitespace.py", "test
 _COMMANDS = ["tests/test_cli.py", "tests/test_exit_codes.py", "tests/test_fix.py", "tests/test_bump.py",
              "tests/test_record_command.py", "tests/test_records.py", "tests/test_drift_fails.py",
              "tests/test_verify_output.py", "tests/test_edition.py"]
+# the page tests about prose (the rest of test_render.py builds whole sites: a minute for each mutant)
+_PROSE_ON_PAGES = [
+    "test_an_id_in_prose_links_to_its_page_and_shows_its_question",
+    "test_nav_titles_are_escaped_plain_text",
+    "test_injected_markup_in_an_answer_is_text",
+    "test_allowed_prose_becomes_code_emphasis_and_http_links",
+    "test_code_spans_keep_backticks_in_both_forms",
+    "test_the_download_escapes_for_plain_markdown",
+    "test_no_prose_ever_becomes_other_html",
+    "test_plain_text_shows_exactly_as_written",
+    "test_the_download_keeps_injected_markup_as_text",
+    "test_prose_keeps_every_escape_and_allows_nothing_else",
+    "test_the_opening_of_an_answer_is_whole_sentences",
+]
 TESTS = {
     "generator/resolve.py": _CITATIONS,
     "generator/verify.py": sorted(set(_CITATIONS + _COMMANDS)),
     "generator/record.py": sorted(set(_CITATIONS + _COMMANDS)),
     "generator/report.py": ["tests/test_verify_output.py", "tests/test_cli.py", "tests/test_drift_fails.py",
                             "tests/test_probe_output.py"],
-    "generator/prose.py": ["tests/test_prose_escapes.py", "tests/test_link_escape.py", "tests/test_render.py"],
+    "generator/prose.py": ["tests/test_prose_escapes.py", "tests/test_link_escape.py",
+                           *(f"tests/test_render.py::{name}" for name in _PROSE_ON_PAGES)],
     "generator/load.py": ["tests/test_load.py", "tests/test_load_checks.py", "tests/test_bad_inputs.py",
                           "tests/test_edits_and_schemas.py", "tests/test_edition.py"],
     "generator/rewrite.py": ["tests/test_fix.py", "tests/test_bump.py", "tests/test_record_command.py",
@@ -90,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report-only", action="store_true", help="report the last run in --work again")
     parser.add_argument("--reuse", action="store_true", help="run in the copy already in --work (its tests and "
                         "configuration as they are there), instead of copying the project anew")
+    parser.add_argument("--again", action="store_true", help="in the copy of the last run, with the current code "
+                        "and tests: test the survivors and the mutants of changed functions again")
     parser.add_argument("--tests", nargs="+", metavar="PATH", help="run these tests instead of the module's own")
     parser.add_argument("--all-tests", action="store_true", help="run every fast test (the selection in "
                         "pyproject.toml) instead of the module's own")
@@ -104,11 +126,17 @@ def main(argv: list[str] | None = None) -> int:
     seconds: dict[str, float] = {}
     for module in modules if not args.report_only else []:
         work = work_of(args.work, module)
-        if not args.reuse:
-            tests = None if args.all_tests else (args.tests or TESTS[module])
-            copy_project(work, args.deselect, tests)
-        started = time.monotonic()
         names = [f"{dotted(module)}.{pattern_of(f)}" for f in CORE[module]]
+        if args.again:
+            if not (work / "mutants" / f"{module}.meta").is_file():
+                parser.error(f"--again: no earlier run of {module} in {work}")
+            bring_in_current(work, module)
+            if names == [f"{dotted(module)}.*"]:
+                names = []  # without names mutmut tests only the mutants without a verdict
+        elif not args.reuse:
+            tests = None if args.all_tests else (args.tests or TESTS[module])
+            copy_project(work, module, args.deselect, tests)
+        started = time.monotonic()
         done = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs), *names],
                               cwd=work, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
         seconds[module] = time.monotonic() - started
@@ -155,20 +183,24 @@ def pattern_of(function: str) -> str:
     return "*" if function == "*" else f"x_{function}__mutmut_*"
 
 
-def copy_project(work: Path, deselect: list[str], tests: list[str] | None) -> None:
+_IGNORED = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc")
+
+
+def copy_project(work: Path, module: str, deselect: list[str], tests: list[str] | None) -> None:
     if work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True)
-    ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc")
     for name in COPIED:
         source = ROOT / name
         if source.is_dir():
-            shutil.copytree(source, work / name, ignore=ignore, symlinks=True)
+            shutil.copytree(source, work / name, ignore=_IGNORED, symlinks=True)
         elif source.is_file():
             shutil.copy2(source, work / name)
-    # Changes for this run go into the copy's configuration only.
+    # Changes for this run go into the copy's configuration only: one module is mutated (the
+    # others are only copied), against its tests.
     config = work / "pyproject.toml"
     text = config.read_text()
+    text = only_mutate(text, module)
     if deselect:
         extra = "".join(f'"--deselect", {json.dumps(node)}, ' for node in deselect)
         text, found = re.subn(r"^pytest_add_cli_args = \[", lambda m: m.group(0) + extra, text, flags=re.MULTILINE)
@@ -179,6 +211,29 @@ def copy_project(work: Path, deselect: list[str], tests: list[str] | None) -> No
                               flags=re.MULTILINE | re.DOTALL)
         assert found == 1, "pyproject.toml: no pytest_add_cli_args_test_selection in [tool.mutmut]"
     config.write_text(text)
+
+
+def only_mutate(config: str, module: str) -> str:
+    """A [tool.mutmut] configuration that mutates ``module`` alone."""
+    config, found = re.subn(r"^only_mutate = \[.*?\]", lambda m: f"only_mutate = {json.dumps([module])}", config,
+                            flags=re.MULTILINE | re.DOTALL)
+    assert found == 1, "pyproject.toml: no only_mutate in [tool.mutmut]"
+    return config
+
+
+def bring_in_current(work: Path, module: str) -> None:
+    """The current code and tests into the copy of an earlier run, and that run's survivors marked
+    untested: mutmut then tests them, and the mutants of every function whose code changed."""
+    for name in ("generator", "tests"):
+        shutil.rmtree(work / name)
+        shutil.copytree(ROOT / name, work / name, ignore=_IGNORED, symlinks=True)
+    config = work / "pyproject.toml"
+    config.write_text(only_mutate(config.read_text(), module))
+    meta = work / "mutants" / f"{module}.meta"
+    data = json.loads(meta.read_text())
+    data["exit_code_by_key"] = {name: (None if STATUS.get(code) in ("survived", "no tests") else code)
+                                for name, code in data["exit_code_by_key"].items()}
+    meta.write_text(json.dumps(data))
 
 
 def results(work: Path, modules: list[str]) -> tuple[list[dict], dict[str, list[str]]]:
@@ -237,6 +292,7 @@ def render_report(rows, survivors, explained, seconds, args) -> str:
         raw = 100 * detected / row["mutants"]
         row["score"] = 100 * (detected + equivalent) / row["mutants"]
         wall = f"{seconds[row['module']] / 60:.1f} min" if row["module"] in seconds else "earlier run"
+        wall += " (again)" if args.again and row["module"] in seconds else ""
         lines.append(f"| {row['module']} | {row['mutants']} | {detected} | {len(left)} | {equivalent} | "
                      f"{raw:.1f}% | {row['score']:.1f}% | {row['busy'] / 60:.1f} min | {wall} |")
     tests = ("every fast test" if args.all_tests else "the tests given" if args.tests

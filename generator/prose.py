@@ -38,12 +38,13 @@ _LINK_ADDRESS = re.compile(r"https?://[^\s<>]+", re.IGNORECASE)
 
 
 def _parser() -> MarkdownIt:
-    md = MarkdownIt("zero", {"html": False, "linkify": False, "typographer": False})
+    # "zero": every rule off, and no raw HTML, linkify or typographer (its rules stay off, too)
+    md = MarkdownIt("zero")
     md.enable(["escape", "backticks", "emphasis", "link"])
     # The address is kept as written (the writers below escape it for where it goes) and a link
-    # to anything but http(s) is not a link at all: its brackets stay text.
+    # to anything but http(s) is not a link at all: its brackets stay text. (A link's text is
+    # never normalised: only autolinks and linkify do that, and both are off.)
     md.normalizeLink = lambda url: url
-    md.normalizeLinkText = lambda text: text
     md.validateLink = lambda url: bool(_LINK_ADDRESS.fullmatch(url)) and is_safe_link(url)
     return md
 
@@ -103,9 +104,7 @@ def _spans(tokens: Iterator[Token], closing: str | None) -> list[Span]:
         kind = token.type
         if kind == closing:
             break
-        if kind == "text":
-            out.append(Text(token.content))
-        elif kind == "code_inline":
+        if kind == "code_inline":
             out.append(Code(token.content))
         elif kind in ("em_open", "strong_open"):
             out.append(Emphasis(tuple(_merge(_spans(tokens, kind.replace("_open", "_close")))),
@@ -118,7 +117,7 @@ def _spans(tokens: Iterator[Token], closing: str | None) -> list[Span]:
             out += [Link(children, url)] if url else [Text("["), *children, Text("]()")]
         elif kind in ("softbreak", "hardbreak"):
             out.append(Text(" "))
-        else:  # nothing else is switched on; should a rule slip through, its text stays text
+        else:  # "text"; nothing else is switched on, and should a rule slip through, its text stays text
             out.append(Text(token.content))
     return out
 

@@ -6,6 +6,7 @@ the pin (where a citation is ok by definition) only to name its symbol, which is
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -37,12 +38,8 @@ class Resolution:
     symbol: str
     checked_at: str  # the version the citation was checked at
     target: str
-    resolved_file: str = ""  # the path at the target; the cited file unless the code moved to another
+    resolved_file: str  # the path at the target; the cited file unless the code moved to another
     detail: str = ""  # why, in a few words, when the status alone does not say
-
-    def __post_init__(self) -> None:
-        if not self.resolved_file:
-            object.__setattr__(self, "resolved_file", self.citation.file)
 
     @property
     def moved_file(self) -> bool:
@@ -305,14 +302,15 @@ class SymbolMemo:
                 older = [k for k in table if (name, k) not in self.used]
                 for key in older[:max(0, len(older) - spare)]:
                     del table[key]
+        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            temporary.write_text(json.dumps(self.tables, sort_keys=True))
+            temporary.write_text(json.dumps(self.tables))  # in the order of the dicts: oldest first
             os.replace(temporary, self.path)  # two runs at once: the last one wins, both are right
             self.dirty = False
-        except OSError:
-            pass  # a memo is only a shortcut
+        except OSError:  # a memo is only a shortcut
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
 
 
 _MEMO: SymbolMemo | None = None

@@ -64,6 +64,7 @@ def test_paragraphs_are_kept_and_each_is_guarded() -> None:
     assert prose.site_block(text) == "para one\n\n1&#46; two\n\n&#45; three"
     assert prose.markdown_block(text) == "para one\n\n1\\. two\n\n\\- three"
     assert prose.site_inline(text) == "para one 1. two - three"
+    assert prose.markdown_inline(text) == "para one 1. two - three"
 
 
 def test_plain_text_and_attribute_text() -> None:
@@ -77,6 +78,8 @@ def test_entry_ids_link_to_their_pages_with_the_headline_as_title() -> None:
     def links(entry_id: str):
         return {"D2": ("d2.md", 'Who said "no") onmouseover="x'), "E1": "e1.md"}.get(entry_id)
 
+    assert prose.site_inline("*see E1* **E1**", links=links) == \
+        "<em>see [E1](e1.md){ .dm-ref }</em> <strong>[E1](e1.md){ .dm-ref }</strong>"
     site = prose.site_inline("see D2, D10 and E1; not XD2 or D2x", links=links)
     assert site == ('see [D2](d2.md "Who said &quot;no&quot;) onmouseover&#61;&quot;x"){ .dm-ref }, D10 and '
                     "[E1](e1.md){ .dm-ref }; not XD2 or D2x")
@@ -113,7 +116,7 @@ def test_words_joins_paragraphs_with_one_space() -> None:
     assert prose.words("First paragraph.\nSecond `one`.") == "First paragraph. Second one."
 
 
-@pytest.mark.parametrize("code", ["x", "`x", "x`", "a ``b`` c", "`", " x ", " x", "x ", "```", " ", "  "])
+@pytest.mark.parametrize("code", ["x", "`x", "x`", "ab`", "`ab", "a ``b`` c", "`", " x ", " x", "x ", "```", " ", "  "])
 def test_a_code_span_in_the_download_holds_exactly_its_code(code: str) -> None:
     """Read back by a CommonMark reader, the download's code is the code: the fence is longer than any
     backtick run inside, and a space pads it where the reader would take one off or see a fence."""

@@ -286,3 +286,112 @@ def test_record_names_every_unknown_id(project, capsys) -> None:
 def test_verify_json_names_the_version_it_checked_against(project, capsys) -> None:
     run = run_main(capsys, "verify", "--decisions", project.decisions, "--format", "json", "--quiet", "--target", "2")
     assert set(run.json()) == {"target", "citations"} and run.json()["target"] == "2"
+
+
+def test_the_code_a_page_shows_is_the_cited_lines_exactly(project) -> None:
+    """A decision's page shows the cited lines cut from the pinned tree (verify.excerpt): lines 2-5
+    of session.ts are the body of `start`, nothing above or below; a file the version lacks shows
+    nothing."""
+    from generator.load import load_maps
+    from generator.verify import Trees, excerpt
+
+    [demo] = load_maps(project.decisions)
+    trees = Trees(demo, quiet=True)
+    assert excerpt(trees, "1", "src/session.ts", 2, 5) == SESSION.splitlines()[1:5]
+    assert excerpt(trees, "2", "src/session.ts", 1, 1) == ["// the session"]
+    assert excerpt(trees, "1", "src/url.ts", 1, 3) == []
+
+
+def test_two_ranges_that_end_on_the_same_line_get_their_own_records(tmp_path: Path, capsys) -> None:
+    """Records are remembered by file, first and last line: 2-9 and 7-9 cite different code."""
+    from generator.resolve import SourceFile
+
+    project = make_project(tmp_path, {"1": {"src/session.ts": SESSION}},
+                           {"D1": entry_yaml("D1", [("src/session.ts", "2-9"), ("src/session.ts", "7-9")])})
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    records = re.findall(r"symbol: \"?([\w., ]+?)\"?, length: (\d+), digest: ([0-9a-f]{12})",
+                         project.entry("D1").read_text())
+    source = SourceFile("src/session.ts", SESSION.encode())
+    assert records == [("Session.start, Session.stop", "8", source.digest(1, 8)),
+                       ("Session.stop", "3", source.digest(6, 8))]
+
+
+def test_a_warm_verify_at_the_pin_parses_no_source_file(project, capsys, monkeypatch, cache) -> None:
+    """Symbols and digests of cited ranges are remembered (in memory and in the cache folder), so
+    checking the map again at its pin reads the files' lengths but parses none of them."""
+    from generator import resolve, verify as verify_module
+
+    cold = verify(capsys, project)
+    parsed = []
+    real_init = resolve.SourceFile.__init__
+
+    def counting(self, path, data):
+        parsed.append(path)
+        real_init(self, path, data)
+
+    monkeypatch.setattr(resolve.SourceFile, "__init__", counting)
+    assert verify(capsys, project) == cold and cold[0] == 0
+    monkeypatch.setattr(verify_module, "_MEMO", None)  # a new process: the memo is read from the cache folder
+    assert verify(capsys, project) == cold
+    assert parsed == []
+
+
+def test_the_symbol_memo_keeps_what_the_run_used_then_the_newest(tmp_path: Path, monkeypatch) -> None:
+    """Past its limit the memo file keeps what this run used, then the newest others (the order
+    they were added in survives the file); under the limit it keeps everything; a run that added
+    nothing does not write the file."""
+    from generator.verify import SymbolMemo
+
+    monkeypatch.setattr(SymbolMemo, "LIMIT", 3)
+    path = tmp_path / "new" / "cache" / "symbols-test.json"
+
+    def load() -> SymbolMemo:
+        return SymbolMemo(path, json.loads(path.read_text()))
+
+    first = SymbolMemo(path, {})
+    for key in "edcba":  # newest last
+        first.put("symbols", key, key.upper())
+    first.save()  # all five were used by this run: kept, past the limit
+    assert json.loads(path.read_text()) == {"symbols": {k: k.upper() for k in "edcba"}}
+
+    second = load()
+    assert second.get("symbols", "e") == "E" and second.get("symbols", "z") is None
+    second.put("digests", "k", "1")
+    second.save()  # used: e; the two places left go to the newest others, b and a
+    assert json.loads(path.read_text()) == {"symbols": {"e": "E", "b": "B", "a": "A"}, "digests": {"k": "1"}}
+
+    path.unlink()
+    third = SymbolMemo(path, {"symbols": {"a": "A"}})
+    assert third.get("symbols", "a") == "A"
+    third.save()  # nothing new: no write
+    assert not path.exists()
+
+
+def test_a_symbol_memo_that_cannot_be_written_or_read_is_only_a_lost_shortcut(project, capsys, monkeypatch,
+                                                                               cache) -> None:
+    from generator import verify as verify_module
+
+    cold = verify(capsys, project)
+    [memo] = cache.glob("symbols-*.json")
+    for damaged in ('["a list"]', '{"symbols": ["a list"]}', '{"symbols": {"k": "v"}, "digests": 3}'):
+        memo.write_text(damaged)
+        monkeypatch.setattr(verify_module, "_MEMO", None)
+        assert verify(capsys, project) == cold
+        assert isinstance(json.loads(memo.read_text())["symbols"], dict), damaged  # written anew
+    memo.unlink()
+    memo.mkdir()  # its place taken: the memo cannot be saved, and verify does not mind
+    monkeypatch.setattr(verify_module, "_MEMO", None)
+    assert verify(capsys, project) == cold
+    assert sorted(p.name for p in cache.iterdir() if p.name.startswith(".")) == []  # no temporary file left
+
+
+@pytest.mark.parametrize("target", ["1", "2"])
+def test_a_damaged_cached_file_is_fetched_again_and_the_verdicts_hold(project, capsys, cache, target) -> None:
+    """A cached source file whose bytes no longer match the digest taken at fetch time (the same
+    size, other bytes) is not read as the code: the tree is fetched again, and verify says what
+    it said before."""
+    before = verify(capsys, project, "--target", target)
+    [cached] = cache.glob("trees/*/1/src/session.ts")
+    cached.write_text(SESSION.replace("true", "TRUE"))
+    assert verify(capsys, project, "--target", target) == before
+    assert cached.read_text() == SESSION

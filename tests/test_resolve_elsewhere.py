@@ -92,6 +92,12 @@ CASES = {
         {"src/a.ts": "const k = 0;\n", "src/b.ts": METHOD.replace("namespace N", "namespace M"),
          "src/c.ts": "// c\n" + METHOD},
         "3-5", ("moved", [4, 6], "src/c.ts", "N.A.m", "moved to src/c.ts")),
+    # three copies, two under the same declaration path: the path does not decide, all three are named
+    "three-copies-two-under-the-same-path": (
+        {"src/a.ts": METHOD + "const k = 0;\n"},
+        {"src/a.ts": "const k = 0;\n", "src/b.ts": METHOD.replace("namespace N", "namespace M"),
+         "src/c.ts": "// c\n" + METHOD, "src/d.ts": "// d\n\n" + METHOD},
+        "3-5", ("ambiguous", None, "src/a.ts", "N.A.m", "found in several files: src/b.ts, src/c.ts, src/d.ts")),
     # the declaration went to two other files and its code changed in both
     "declared-in-two-other-files-and-changed": (
         {"src/a.ts": METHOD + "const k = 0;\n"},
