@@ -115,7 +115,7 @@ def _spans(tokens: Iterator[Token], closing: str | None) -> list[Span]:
             # `[x]()`: markdown-it makes an empty destination a link without asking validateLink;
             # it is no http(s) address, so it stays text like any other
             out += [Link(children, url)] if url else [Text("["), *children, Text("]()")]
-        elif kind in ("softbreak", "hardbreak"):
+        elif kind == "hardbreak":  # a backslash at a line's end (softbreaks come from a rule left off)
             out.append(Text(" "))
         else:  # "text"; nothing else is switched on, and should a rule slip through, its text stays text
             out.append(Text(token.content))

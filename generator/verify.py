@@ -173,10 +173,9 @@ def check_citations(decision_map: DecisionMap, trees: Trees) -> None:
         raise InputError(problems)
 
 
-def verify_map(decision_map: DecisionMap, target: str | None = None, trees: Trees | None = None) -> list[Resolution]:
-    """Resolve every citation of ``decision_map`` at ``target`` (default: its pinned version)."""
+def verify_map(decision_map: DecisionMap, target: str | None, trees: Trees) -> list[Resolution]:
+    """Resolve every citation of ``decision_map`` at ``target`` (None: its pinned version)."""
     target = target or decision_map.version
-    trees = trees or Trees(decision_map)
     check_citations(decision_map, trees)
     results = [resolve_citation(decision_map, trees, entry, cite, target)
                for entry in decision_map.entries for cite in entry.cites]
@@ -190,21 +189,20 @@ def resolve_citation(decision_map: DecisionMap, trees: Trees, entry: Entry, cite
     checked_at = decision_map.checked_version(cite)
     recorded = (cite.start, cite.end)
 
-    def verdict(status: str, resolved: tuple[int, int] | None, symbol: str, file: str = cite.file,
-                detail: str = "") -> Resolution:
+    def verdict(status: str, resolved: tuple[int, int] | None, symbol: str, file: str, detail: str) -> Resolution:
         return Resolution(decision_map.name, entry, cite, status, recorded, resolved, symbol, checked_at, target,
                           file, detail)
 
     rows = recorded_rows(trees, checked_at, cite)
     if rows is None:
-        return verdict("changed", None, cite.record.symbol,
-                       detail=f"the recorded code is not in {cite.file} at {checked_at}; if the citation was "
-                              f"changed on purpose, run `python -m generator record --replace {entry.id}`")
+        return verdict("changed", None, cite.record.symbol, cite.file,
+                       f"the recorded code is not in {cite.file} at {checked_at}; if the citation was "
+                       f"changed on purpose, run `python -m generator record --replace {entry.id}`")
     hand_edited = rows != recorded
     detail = f"the range was edited by hand; the recorded code is at {rows[0]}-{rows[1]}" if hand_edited else ""
     if target == checked_at:  # the very code it was checked against
-        return verdict("moved" if hand_edited else "ok", rows, trees.symbol(checked_at, cite.file, *rows),
-                       detail=detail)
+        return verdict("moved" if hand_edited else "ok", rows, trees.symbol(checked_at, cite.file, *rows), cite.file,
+                       detail)
     source = trees.file(checked_at, cite.file)
     anchor = anchor_for(source, rows[0] - 1, rows[1] - 1)
     file, placement = cite.file, place(anchor, source, trees.file(target, cite.file))
@@ -297,11 +295,10 @@ class SymbolMemo:
         if not self.dirty:
             return
         for name, table in self.tables.items():
-            if len(table) > self.LIMIT:  # oldest first in a dict: keep what this run used, then the newest
-                spare = self.LIMIT - sum((name, k) in self.used for k in table)
-                older = [k for k in table if (name, k) not in self.used]
-                for key in older[:max(0, len(older) - spare)]:
-                    del table[key]
+            # oldest first in a dict: past the limit, drop the oldest of what this run did not use
+            older = [k for k in table if (name, k) not in self.used]
+            for key in older[:max(0, len(table) - self.LIMIT)]:
+                del table[key]
         temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

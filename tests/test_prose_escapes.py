@@ -112,6 +112,12 @@ def test_the_opening_ignores_sentence_ends_inside_code() -> None:
     assert prose.first_sentences(text) == "Read the code in `a. b. c. d. e. f. g. h. i. j. k. l. m. n. o.` first."
 
 
+def test_a_line_break_inside_a_paragraph_is_a_space_or_stays_text() -> None:
+    """`parse` is given one paragraph, joined; given a line break anyway, it never becomes markup."""
+    assert prose.parse("a\\\nb") == (prose.Text("a b"),)  # Markdown's hard break: a backslash at the end
+    assert prose.parse("a\nb") == (prose.Text("a\nb"),)
+
+
 def test_words_joins_paragraphs_with_one_space() -> None:
     assert prose.words("First paragraph.\nSecond `one`.") == "First paragraph. Second one."
 

@@ -136,7 +136,9 @@ def test_a_record_that_matches_nothing_is_changed_and_says_what_to_do(project, c
     project.entry("D1").write_text(re.sub(r"digest: [0-9a-f]{12}", "digest: 000000000000", text, count=1))
     code, rows = verify(capsys, project)
     assert code == 1 and rows[0]["status"] == "changed" and rows[0]["resolved"] is None
-    assert "record --replace D1" in rows[0]["detail"]
+    assert rows[0]["symbol"] == "Session.start" and rows[0]["resolved_file"] == "src/session.ts"  # as recorded
+    assert rows[0]["detail"] == ("the recorded code is not in src/session.ts at 1; if the citation was changed on "
+                                 "purpose, run `python -m generator record --replace D1`")
 
 
 def test_a_pin_edited_by_hand_is_resolved_from_the_recorded_version(project, capsys, tmp_path) -> None:
@@ -359,6 +361,12 @@ def test_the_symbol_memo_keeps_what_the_run_used_then_the_newest(tmp_path: Path,
     second.put("digests", "k", "1")
     second.save()  # used: e; the two places left go to the newest others, b and a
     assert json.loads(path.read_text()) == {"symbols": {"e": "E", "b": "B", "a": "A"}, "digests": {"k": "1"}}
+
+    monkeypatch.setattr(SymbolMemo, "LIMIT", 5)
+    fourth = load()
+    fourth.put("digests", "m", "2")
+    fourth.save()  # nothing past the limit: what this run did not use is kept too
+    assert json.loads(path.read_text()) == {"symbols": {"e": "E", "b": "B", "a": "A"}, "digests": {"k": "1", "m": "2"}}
 
     path.unlink()
     third = SymbolMemo(path, {"symbols": {"a": "A"}})
