@@ -328,8 +328,8 @@ def anchor_for(source: SourceFile, first: int, last: int) -> Anchor:
     while last - trail >= first + lead and not source.lines[last - trail].strip():
         trail += 1
     text_first, text_last = first + lead, last - trail
-    if text_first > text_last:  # only blank lines cited
-        return Anchor("", 0, first, "", lead, 0, 0, 0, "", (), first, last)
+    if text_first > text_last:  # verify's check_citations and `record` refuse such a citation first
+        raise ValueError(f"{source.path}: rows {first}-{last} are blank, nothing to anchor to")
     node = source.enclosing(text_first, text_last)
     symbol = symbol_path(node) if node is not None else ""
     siblings = source.declarations(symbol) if node is not None else []

@@ -19,9 +19,10 @@ from . import resolve as resolve_module
 from .fetch import CorruptTree, SourceTree, cache_root, fetch_tree, refetch, renamed_files
 from .model import Citation, CitationRecord, DecisionMap, Entry
 from .resolve import (Placement, SourceFile, anchor_for, declared_elsewhere, describe, has_grammar, place,
-                      place_elsewhere, to_line)
+                      place_elsewhere, text_digest, to_line)
 
 STATUSES = ("ok", "moved", "changed", "missing", "ambiguous")
+BLANK_DIGEST = text_digest("")  # the digest of lines with nothing but whitespace
 T = TypeVar("T")
 
 
@@ -147,7 +148,8 @@ def check_citations(decision_map: DecisionMap, trees: Trees) -> None:
     """Raise InputError for citations that cannot be right at the version they were checked at.
 
     A range past the end of its file, or of blank lines only, is bad input only when the citation
-    has no record: with one, it is drift (a hand edit), and the record says where the code is."""
+    has no record: with one, it is drift (a hand edit), and the record says where the code is. A
+    record of blank lines is bad input: a citation always anchors to code."""
     problems = []
     for entry in decision_map.entries:
         for cite in entry.cites:
@@ -158,6 +160,10 @@ def check_citations(decision_map: DecisionMap, trees: Trees) -> None:
                                         "fix the path (it is relative to the repository root)"))
                 continue
             if cite.record is not None:
+                if cite.record.digest == BLANK_DIGEST:  # it would match any blank lines anywhere
+                    problems.append(Problem(cite.path, cite.line, f"the record of {cite.file}:{cite.start}-{cite.end} "
+                                            "is of blank lines only, which `record` never writes; remove the "
+                                            "`record:` and run `python -m generator record`"))
                 continue
             count = trees.line_count(version, cite.file)
             if cite.end > count:

@@ -306,7 +306,8 @@ def test_citations_that_do_not_fit_the_tree_at_the_pin(tmp_path: Path, capsys: p
     project.write_entry("D2", entry_yaml("D2", [("src/gone.ts", 1)]))
     project.write_entry("D3", entry_yaml("D3", [("src/evil.ts", 1)]))
     project.write_entry("D4", entry_yaml("D4", [("src", 1)]))
-    project.write_entry("D5", entry_yaml("D5", [("src/b.ts", "2-3"), ("src/b.ts", "3-4")]))  # only blank lines; fine
+    # 2-3: blank lines only; 3-4 ends on code
+    project.write_entry("D5", entry_yaml("D5", [("src/b.ts", "2-3"), ("src/b.ts", "3-4")]))
     run = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet")
     assert run.code == 2
     assert "Traceback" not in run.stderr

@@ -66,6 +66,18 @@ def test_replace_refuses_a_range_past_the_end_and_records_the_rest(tmp_path, cap
     assert records(project, "D1") == ["one", "one"], "the second, changed on purpose, recorded anew"
 
 
+def test_replace_refuses_a_range_of_blank_lines(tmp_path, capsys) -> None:
+    """A record of blank lines would match any blank lines anywhere: what a citation records is code."""
+    project = project_of(tmp_path, D1=[("src/a.ts", "1-3"), ("src/a.ts", "5-7")])
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    before = project.entry("D1").read_text()
+    project.entry("D1").write_text(before.replace("lines: 5-7", "lines: 4"))
+    run = run_main(capsys, "record", "--replace", "D1", "--decisions", project.decisions, "--quiet")
+    assert (run.code, run.stdout) == (1, "recorded 0 citation(s) in 0 file(s)\n")
+    assert run.stderr.splitlines() == ["D1: src/a.ts:4-4 holds only blank lines at 1; cite the code the entry is about"]
+    assert project.entry("D1").read_text() == before.replace("lines: 5-7", "lines: 4")
+
+
 def test_a_range_edited_by_hand_finds_its_code_on_the_first_line(tmp_path, capsys) -> None:
     project = project_of(tmp_path, D1=[("src/a.ts", "1-3")])
     assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0

@@ -141,6 +141,17 @@ def test_a_record_that_matches_nothing_is_changed_and_says_what_to_do(project, c
                                  "purpose, run `python -m generator record --replace D1`")
 
 
+def test_a_record_of_blank_lines_is_bad_input(project, capsys) -> None:
+    """The digest of no text, written by hand: it would match any blank lines anywhere."""
+    text = project.entry("D2").read_text()
+    project.entry("D2").write_text(re.sub(r"digest: [0-9a-f]{12}", "digest: e3b0c44298fc", text))
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet")
+    assert run.code == 2 and [line.replace(str(project.folder), "demo") for line in run.errors] == [
+        "error: demo/D2.yaml:6: the record of src/helpers.ts:3-6 is of blank lines only, which `record` never "
+        "writes; remove the `record:` and run `python -m generator record`",
+        "1 problem(s) found; nothing was changed"]
+
+
 def test_a_pin_edited_by_hand_is_resolved_from_the_recorded_version(project, capsys, tmp_path) -> None:
     untouched = tmp_path / "untouched"
     shutil.copytree(project.decisions, untouched)
@@ -403,3 +414,38 @@ def test_a_damaged_cached_file_is_fetched_again_and_the_verdicts_hold(project, c
     cached.write_text(SESSION.replace("true", "TRUE"))
     assert verify(capsys, project, "--target", target) == before
     assert cached.read_text() == SESSION
+
+
+BLANK_TAIL = "export function f(): number {\n  return 1;\n}\n\n\nexport const k = 0;\n"
+ONE_CALL = "f();\n\n\n\nexport const k = 0;\n"
+
+
+@pytest.mark.parametrize(("source", "recorded", "edited"), [
+    (BLANK_TAIL, "1-3", "1-5"),  # two blank lines more: the same text without whitespace, not the same range
+    (BLANK_TAIL, "1-4", "1-3"),  # a cited blank line less
+    (ONE_CALL, "1-4", "1-2"),
+], ids=["blank-lines-added", "a-blank-line-dropped", "two-of-four"])
+def test_a_range_edited_by_hand_over_blank_lines_is_caught_by_its_length(tmp_path, capsys, source, recorded,
+                                                                         edited) -> None:
+    """Blank lines add nothing to the digest, so only the record's length tells these ranges apart."""
+    project = make_project(tmp_path, {"1": {"src/a.ts": source}}, {"D1": entry_yaml("D1", [("src/a.ts", recorded)])})
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    project.entry("D1").write_text(project.entry("D1").read_text().replace(f"lines: {recorded}", f"lines: {edited}"))
+    code, [row] = verify(capsys, project)
+    first, last = recorded.split("-")
+    assert (code, row["status"], row["resolved"]) == (1, "moved", [int(first), int(last)])
+    assert row["detail"] == f"the range was edited by hand; the recorded code is at {recorded}"
+
+
+def test_a_range_edited_by_hand_is_judged_against_the_target(tmp_path, capsys) -> None:
+    """ok means the range as written holds the code at the target, wherever the record found it at
+    the pin: version 2 moves `start` down three lines, version 3 keeps it where version 1 had it."""
+    project = make_project(tmp_path, {"1": {"src/session.ts": SESSION}, "2": {"src/session.ts": SESSION_2},
+                                      "3": {"src/session.ts": SESSION + "// the end\n"}},
+                           {"D1": entry_yaml("D1", [("src/session.ts", "2-5")])})
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    text = project.entry("D1").read_text()
+    project.entry("D1").write_text(text.replace("lines: 2-5", "lines: 5-8"))  # where the code is at 2
+    assert [(r["status"], r["resolved"]) for r in verify(capsys, project, "--target", "2")[1]] == [("ok", [5, 8])]
+    assert [(r["status"], r["resolved"]) for r in verify(capsys, project, "--target", "3")[1]] == [("moved", [2, 5])]
+    assert [(r["status"], r["resolved"]) for r in verify(capsys, project, "--target", "1")[1]] == [("moved", [2, 5])]
