@@ -231,8 +231,7 @@ def recorded_rows(trees: Trees, version: str, cite: Citation) -> tuple[int, int]
     if cite.end <= count and cite.end - cite.start + 1 == record.length \
             and trees.digest(version, cite.file, cite.start, cite.end) == record.digest:
         return cite.start, cite.end
-    source = trees.file(version, cite.file)
-    places = source.places_of(record.digest, record.length) if source else []
+    places = trees.file(version, cite.file).places_of(record.digest, record.length)  # the file is there (checked)
     if not places:
         return None
     # Several places hold the same text: the one under the recorded symbol, then the nearest.

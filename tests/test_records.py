@@ -449,3 +449,18 @@ def test_a_range_edited_by_hand_is_judged_against_the_target(tmp_path, capsys) -
     assert [(r["status"], r["resolved"]) for r in verify(capsys, project, "--target", "2")[1]] == [("ok", [5, 8])]
     assert [(r["status"], r["resolved"]) for r in verify(capsys, project, "--target", "3")[1]] == [("moved", [2, 5])]
     assert [(r["status"], r["resolved"]) for r in verify(capsys, project, "--target", "1")[1]] == [("moved", [2, 5])]
+
+
+TWIN_METHODS = ("export class A {\n  m(): number {\n    return 1;\n  }\n}\n"
+                "export class B {\n  m(): number {\n    return 1;\n  }\n}\n")
+
+
+def test_a_hand_edited_range_finds_its_code_under_its_recorded_symbol_first(tmp_path, capsys) -> None:
+    """`return 1;` is in A.m (line 3) and in B.m (line 8); the citation recorded A.m's, then its
+    range was edited to line 7, nearer B.m's: the record's symbol decides, not the distance."""
+    project = make_project(tmp_path, {"1": {"src/a.ts": TWIN_METHODS}}, {"D1": entry_yaml("D1", [("src/a.ts", "3")])})
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    assert "record: {symbol: A.m, length: 1," in project.entry("D1").read_text()
+    project.entry("D1").write_text(project.entry("D1").read_text().replace("lines: 3", "lines: 7"))
+    code, [row] = verify(capsys, project)
+    assert (code, row["status"], row["resolved"], row["symbol"]) == (1, "moved", [3, 3], "A.m")
