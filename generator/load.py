@@ -397,16 +397,12 @@ class _Checker:
         self.keep_nodes = keep_nodes
         self.problems: list[Problem] = []
         self.lines: dict[tuple, int] = {}
-        self._seen: set[int] = set()
 
     def fail(self, node: yaml.Node, message: str) -> None:
         self.problems.append(Problem(self.path, node.start_mark.line + 1, message))
 
     def check(self, node: yaml.Node, spec: schema.Spec, where: tuple) -> Any:
-        if id(node) in self._seen:
-            self.fail(node, "YAML anchors and aliases (&, *) are not allowed; write the value out")
-            return None
-        self._seen.add(id(node))
+        # no node is shared: _parse refused every anchor and alias before the graph was composed
         self.lines[where] = node.start_mark.line + 1
         name = ".".join(str(w) for w in where) or "the file"
         if node.tag not in _PLAIN_TAGS:  # !!python/object, !!binary, !custom: never plain data
@@ -501,10 +497,6 @@ class _Checker:
             if key in dict(pairs):
                 self.fail(key_node, f"duplicate key '{key}' in {name}; keep one")
                 return None
-            if id(value_node) in self._seen:
-                self.fail(value_node, "YAML anchors and aliases (&, *) are not allowed; write the value out")
-                return None
-            self._seen.add(id(value_node))
             value = _construct(value_node) if isinstance(value_node, yaml.ScalarNode) else value_node
             if value_node.tag not in _PLAIN_TAGS or not (value is None or isinstance(value, (str, bool, int, float))):
                 self.fail(value_node, f"{name}.{key} must be text, a number, true, false or null (a JSON scalar)")

@@ -73,3 +73,26 @@ def test_once_settled_later_edits_are_not_the_editions_re_writes(demo) -> None:
     replace_in(demo.map_folder / "P1.yaml", "including <b>tags</b>", "including <i>tags</i>")
     replace_in(demo.map_folder / "D2.yaml", "You do, each time", "You do, every time")
     assert _verdicts(demo) == {"D1": "moved", "D2": "unchanged", "G1": "rewritten", "P1": "changed"}
+
+
+def test_an_edition_reads_back_as_bump_wrote_it(demo) -> None:
+    """Every field of an edition record, as `bump` writes it, is what the loader gives the pages:
+    a range moved to another file, a citation whose code is gone (no `new`), a citation checked at
+    an older version, the probes that flipped and the entries a person settled."""
+    from dataclasses import replace
+
+    from generator.bump import edition_text
+    from generator.model import Edition, EditionCitation, EditionProbe
+
+    rows = [EditionCitation("D1", "src/session.ts", (7, 12), (3, 8), "0.8.0", "moved", "e011524fb68e", 0,
+                            "src/elsewhere.ts"),
+            EditionCitation("G1", "src/loop.js", (2, 4), None, "0.7.0", "missing", "e4ac0351182b", 0)]
+    probes = (EditionProbe("P1", "holds", "fails"), EditionProbe("D2", "error", "holds"))
+    settled = (("G1", "000000000001"), ("D1", "e011524fb68e"))
+    path = demo.decisions / "demo" / "editions" / "1.0.0-to-1.1.0.yaml"
+    path.write_text(edition_text("1.0.0", "1.1.0", "2026-11-20", rows, probes, settled))
+    [demo_map] = load_maps(demo.decisions)
+    edition = next(e for e in demo_map.editions if e.to_version == "1.1.0")
+    lines = [n for n, text in enumerate(path.read_text().splitlines(), 1) if text.startswith("  - id:")]
+    assert edition == Edition("1.0.0", "1.1.0", "2026-11-20",
+                              tuple(replace(row, line=n) for row, n in zip(rows, lines)), path, probes, settled)

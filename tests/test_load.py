@@ -322,3 +322,42 @@ def test_citations_that_do_not_fit_the_tree_at_the_pin(tmp_path: Path, capsys: p
         "error: demo/D5.yaml:7: lines 2-3 of src/b.ts are blank at 1; cite the code the entry is about",
         "5 problem(s) found; nothing was changed",
     ]
+
+
+def test_an_overlay_reads_back_with_every_field(folder: Path) -> None:
+    """What an extension's page shows comes from these values: each field as written, each change
+    at its own line, who can overrule on both sides, and the second reading."""
+    from generator.model import Overlay, OverlayChange, Override, Review, Side
+
+    path = folder / "extensions" / "pi-demo.yaml"
+    write(folder, "extensions/pi-demo.yaml", """extension: pi-demo
+package: "@demo/pi-demo"
+version: "2.1.0"
+summary: It asks, then stops.
+reviewed: {version: "1.0.0", date: 2026-11-20, by: a second reader, checked: every claim}
+changes:
+  - decision: D1
+    how: It asks.
+    without: {decided_by: code, answer: No one asks.}
+    with:
+      decided_by: code
+      overrides: [{by: person, when: At the limit.}]
+      answer: A limit stops it.
+  - question: Is the budget spent?
+    related: [D1]
+    how: It counts.
+    without:
+      decided_by: none
+      overrides: [{by: model, when: Always.}, {by: code, when: Never.}]
+      answer: Nothing counts.
+    with: {decided_by: model, answer: The model counts.}
+""")
+    [demo] = load_maps(folder.parent)
+    assert demo.overlays == (Overlay(
+        "pi-demo", "@demo/pi-demo", "2.1.0", "It asks, then stops.", (
+            OverlayChange("D1", None, (), "It asks.", Side("code", "No one asks."),
+                          Side("code", "A limit stops it.", (Override("person", "At the limit."),)), 7),
+            OverlayChange(None, "Is the budget spent?", ("D1",), "It counts.",
+                          Side("none", "Nothing counts.", (Override("model", "Always."), Override("code", "Never."))),
+                          Side("model", "The model counts."), 14)),
+        path, 1, Review("1.0.0", "2026-11-20", "a second reader", "every claim")),)
