@@ -464,3 +464,18 @@ def test_a_hand_edited_range_finds_its_code_under_its_recorded_symbol_first(tmp_
     project.entry("D1").write_text(project.entry("D1").read_text().replace("lines: 3", "lines: 7"))
     code, [row] = verify(capsys, project)
     assert (code, row["status"], row["resolved"], row["symbol"]) == (1, "moved", [3, 3], "A.m")
+
+
+TWICE = "export function f(): number {\n  let n = 1;\n  n += 1;\n  n *= 2;\n  n += 1;\n  return n;\n}\n"
+
+
+@pytest.mark.parametrize(("edited", "found"), [("6", [5, 5]), ("2", [3, 3]), ("4", [3, 3])],
+                         ids=["nearer-the-second", "nearer-the-first", "as-near-to-both"])
+def test_a_hand_edited_range_over_code_that_is_there_twice_takes_the_nearest(tmp_path, capsys, edited, found) -> None:
+    """`n += 1;` is on lines 3 and 5, both in f: the copy nearest the edited range is the one, the
+    earlier when both are as near."""
+    project = make_project(tmp_path, {"1": {"src/a.ts": TWICE}}, {"D1": entry_yaml("D1", [("src/a.ts", "5")])})
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    project.entry("D1").write_text(project.entry("D1").read_text().replace("lines: 5", f"lines: {edited}"))
+    code, [row] = verify(capsys, project)
+    assert (code, row["status"], row["resolved"]) == (1, "moved", found)
