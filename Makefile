@@ -43,7 +43,7 @@ bench: $(STAMP)  ## speed, as ratios against a floor measured in the same run
 MUTATION_MODULES ?=
 
 mutation: $(STAMP)  ## mutation testing of the core (mutmut): a score per module; MUTATION_MODULES=generator/x.py for some
-	$(PY) bench/mutation.py $(MUTATION_MODULES)
+	$(PY) bench/mutation.py $(MUTATION_ARGS) $(MUTATION_MODULES)
 
 clean:
 	rm -rf site $(VENV) .pytest_cache

@@ -147,17 +147,44 @@ def test_the_workflow_runs_make_targets_that_exist():
 def test_the_scheduled_mutation_jobs_cover_every_core_module():
     """`make mutation` knows the core (bench/mutation.py); the scheduled job runs one module per
     matrix entry, and together they must be all of it."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("mutation", ROOT / "bench" / "mutation.py")
-    mutation = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mutation)
+    mutation = _mutation_script()
     job = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text())["jobs"]["mutation"]
     assert job["if"] == "github.event_name == 'schedule'"
     modules = {f"generator/{m}.py" for m in job["strategy"]["matrix"]["module"]}
     assert modules == set(mutation.CORE)
     [run] = [step["run"] for step in job["steps"] if "run" in step]
     assert run == "make mutation MUTATION_MODULES=generator/${{ matrix.module }}.py"
+
+
+def _mutation_script():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("mutation", ROOT / "bench" / "mutation.py")
+    mutation = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mutation)
+    return mutation
+
+
+def test_a_mutation_run_again_tests_the_survivors_with_the_current_code_and_tests(tmp_path: Path):
+    """`--again` brings today's generator/ and tests/ into the copy of the last run, mutates that
+    one module only, and leaves mutmut the survivors to test again (killed ones keep their verdict)."""
+    mutation = _mutation_script()
+    work = tmp_path / "verify"
+    for folder in ("generator", "tests", "mutants/generator"):
+        (work / folder).mkdir(parents=True)
+    (work / "generator" / "stale.py").write_text("# an older copy\n")
+    (work / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
+    names = {"generator.verify.x_a__mutmut_1": 1, "generator.verify.x_a__mutmut_2": 0,
+             "generator.verify.x_a__mutmut_3": 33, "generator.verify.x_a__mutmut_4": None}
+    (work / "mutants" / "generator" / "verify.py.meta").write_text(json.dumps({"exit_code_by_key": names}))
+    mutation.bring_in_current(work, "generator/verify.py")
+    codes = json.loads((work / "mutants" / "generator" / "verify.py.meta").read_text())["exit_code_by_key"]
+    assert list(codes.values()) == [1, None, None, None]
+    assert not (work / "generator" / "stale.py").exists()
+    assert (work / "generator" / "verify.py").read_text() == (ROOT / "generator" / "verify.py").read_text()
+    assert (work / "tests" / "conftest.py").is_file()
+    config = (work / "pyproject.toml").read_text()
+    assert 'only_mutate = ["generator/verify.py"]' in config and "generator/resolve.py" not in config
 
 
 def test_the_pre_commit_hook_checks_only_changed_entries():
