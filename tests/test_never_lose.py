@@ -381,6 +381,8 @@ def test_random_edits_never_fool_verify_or_fix(target_lines: list[str], cites: l
     target = SourceFile("src/session.ts", ("\n".join(target_lines) + "\n").encode())
     for first, more in cites:
         last = min(first + more, len(LINES) - 1)
+        if not squeezed(LINES[first:last + 1]):
+            continue  # blank lines only: verify and record refuse such a citation before the resolver
         anchor = anchor_for(source, first, last)
         placement = place(anchor, source, target)
         cited = squeezed(LINES[first:last + 1])
