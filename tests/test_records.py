@@ -316,17 +316,17 @@ def test_the_code_a_page_shows_is_the_cited_lines_exactly(project) -> None:
 
 
 def test_two_ranges_that_end_on_the_same_line_get_their_own_records(tmp_path: Path, capsys) -> None:
-    """Records are remembered by file, first and last line: 2-9 and 7-9 cite different code."""
+    """Records are remembered by file, first and last line: 2-9, 7-9 and 2-5 cite different code."""
     from generator.resolve import SourceFile
 
-    project = make_project(tmp_path, {"1": {"src/session.ts": SESSION}},
-                           {"D1": entry_yaml("D1", [("src/session.ts", "2-9"), ("src/session.ts", "7-9")])})
+    project = make_project(tmp_path, {"1": {"src/session.ts": SESSION}}, {"D1": entry_yaml("D1", [
+        ("src/session.ts", "2-9"), ("src/session.ts", "7-9"), ("src/session.ts", "2-5")])})
     assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
     records = re.findall(r"symbol: \"?([\w., ]+?)\"?, length: (\d+), digest: ([0-9a-f]{12})",
                          project.entry("D1").read_text())
     source = SourceFile("src/session.ts", SESSION.encode())
     assert records == [("Session.start, Session.stop", "8", source.digest(1, 8)),
-                       ("Session.stop", "3", source.digest(6, 8))]
+                       ("Session.stop", "3", source.digest(6, 8)), ("Session.start", "4", source.digest(1, 4))]
 
 
 def test_a_warm_verify_at_the_pin_parses_no_source_file(project, capsys, monkeypatch, cache) -> None:
@@ -378,6 +378,12 @@ def test_the_symbol_memo_keeps_what_the_run_used_then_the_newest(tmp_path: Path,
     fourth.put("digests", "m", "2")
     fourth.save()  # nothing past the limit: what this run did not use is kept too
     assert json.loads(path.read_text()) == {"symbols": {"e": "E", "b": "B", "a": "A"}, "digests": {"k": "1", "m": "2"}}
+
+    blocked = SymbolMemo(tmp_path / "a-file" / "symbols.json", {})
+    (tmp_path / "a-file").write_text("")  # where the memo's folder would be: it cannot be saved
+    blocked.put("symbols", "k", "v")
+    blocked.save()  # and that is no error: a memo is only a shortcut
+    assert (tmp_path / "a-file").read_text() == ""
 
     path.unlink()
     third = SymbolMemo(path, {"symbols": {"a": "A"}})
