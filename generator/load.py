@@ -166,14 +166,14 @@ def _load_entry(path: Path, problems: list[Problem]) -> Entry | None:
         upstream=Upstream(up["issue"], up["status"], up["checked"], up.get("fixed_in")) if up else None,
         cites=tuple(cites), reviewed=Review(rev["version"], rev["date"], rev.get("by"), rev.get("checked"))
         if rev else None,
-        path=path, line=1, overrides=_overrides(values), probe=_probe(path, values, lines, problems))
+        path=path, line=1, overrides=_overrides(values), probe=_probe(path, values, problems))
 
 
-def _probe(path: Path, values: dict, lines: dict, problems: list[Problem]) -> Probe | None:
+def _probe(path: Path, values: dict, problems: list[Problem]) -> Probe | None:
     raw = values.get("probe")
     if not raw:
         return None
-    probe = Probe(raw["shows"], tuple(raw["expect"]), path, values.get("__lines__", {}).get("probe", 1))
+    probe = Probe(raw["shows"], tuple(raw["expect"]), path, values["__lines__"]["probe"])  # the key's line
     if not probe.script.is_file():
         problems.append(Problem(path, probe.line, f"the probe's script {path.parent.name}/probes/{path.stem}.mjs "
                                 "does not exist; write it (see CONTRIBUTING.md), or remove `probe:`"))

@@ -96,3 +96,16 @@ def test_an_edition_reads_back_as_bump_wrote_it(demo) -> None:
     lines = [n for n, text in enumerate(path.read_text().splitlines(), 1) if text.startswith("  - id:")]
     assert edition == Edition("1.0.0", "1.1.0", "2026-11-20",
                               tuple(replace(row, line=n) for row, n in zip(rows, lines)), path, probes, settled)
+
+
+def test_editions_of_one_day_are_in_version_order(demo) -> None:
+    """The pages list editions newest first: by date, then by version as numbers (1.9.0 before 1.10.0)."""
+    from generator.bump import edition_text
+    from generator.model import EditionCitation
+
+    for before, after in (("1.10.0", "2.0.0-beta"), ("1.8.0", "1.9.0"), ("1.9.0", "1.10.0")):
+        row = EditionCitation("D2", "src/session.ts", (5, 5), (5, 5), before, "ok", "9a1b64d9f957", 0)
+        path = demo.decisions / "demo" / "editions" / f"{before}-to-{after}.yaml"
+        path.write_text(edition_text(before, after, "2026-11-20", [row]))
+    [demo_map] = load_maps(demo.decisions)
+    assert [e.to_version for e in demo_map.editions] == ["1.0.0", "1.9.0", "1.10.0", "2.0.0-beta"]

@@ -361,3 +361,16 @@ changes:
                           Side("none", "Nothing counts.", (Override("model", "Always."), Override("code", "Never."))),
                           Side("model", "The model counts."), 14)),
         path, 1, Review("1.0.0", "2026-11-20", "a second reader", "every claim")),)
+
+
+def test_a_probe_reads_back_and_its_missing_script_is_named_at_its_line(folder: Path) -> None:
+    from generator.model import Probe
+
+    text = GOOD.replace("cites:", "probe:\n  shows: It runs.\n  expect: {ran: true, exit_code: 0}\ncites:")
+    write(folder, "D1.yaml", text)
+    assert text.splitlines()[4] == "probe:"
+    assert problems(folder) == ["D1.yaml:5: the probe's script demo/probes/D1.mjs does not exist; write it (see "
+                                "CONTRIBUTING.md), or remove `probe:`"]
+    write(folder, "probes/D1.mjs", "console.log('{}')\n")
+    [demo] = load_maps(folder.parent)
+    assert demo.entry("D1").probe == Probe("It runs.", (("ran", True), ("exit_code", 0)), folder / "D1.yaml", 5)

@@ -43,6 +43,12 @@ def test_the_error_names_the_line_where_nesting_passes_twelve(capsys, tmp_path) 
         "error: D1.yaml:11: nested 13 levels deep; entries never nest deeper than 12"]
 
 
+def test_nesting_over_many_lines_is_named_at_the_thirteenth_bracket(capsys, tmp_path) -> None:
+    text = GOOD + "e: " + "[\n" * 13 + "]" * 13 + "\n"  # one bracket a line: the 13th is on line 8 + 12
+    assert problems(capsys, tmp_path, text) == [
+        "error: D1.yaml:20: nested 13 levels deep; entries never nest deeper than 12"]
+
+
 def test_a_probe_expect_may_hold_forty_names_not_forty_one(capsys, tmp_path) -> None:
     def with_expect(count: int) -> str:
         names = ", ".join(f"k{n}: true" for n in range(count))
