@@ -472,6 +472,21 @@ def test_a_hand_edited_range_finds_its_code_under_its_recorded_symbol_first(tmp_
     assert (code, row["status"], row["resolved"], row["symbol"]) == (1, "moved", [3, 3], "A.m")
 
 
+TWIN_CLASSES = "".join(f"export class {c} {{\n  m(): number {{\n    return 1;\n  }}\n  n(): number {{\n    return 2;\n"
+                       "  }\n}\n" for c in "AB")
+
+
+def test_a_hand_edited_range_over_two_methods_finds_the_copy_under_both_its_recorded_names(tmp_path, capsys) -> None:
+    """Lines 3-6 run from A.m into A.n; B holds the same text at 11-14: the record names both
+    methods, and the copy whose whole range is under those names is the one."""
+    project = make_project(tmp_path, {"1": {"src/a.ts": TWIN_CLASSES}}, {"D1": entry_yaml("D1", [("src/a.ts", "3-6")])})
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    assert 'record: {symbol: "A.m, A.n", length: 4,' in project.entry("D1").read_text()
+    project.entry("D1").write_text(project.entry("D1").read_text().replace("lines: 3-6", "lines: 10-13"))
+    code, [row] = verify(capsys, project)
+    assert (code, row["status"], row["resolved"]) == (1, "moved", [3, 6])
+
+
 TWICE = "export function f(): number {\n  let n = 1;\n  n += 1;\n  n *= 2;\n  n += 1;\n  return n;\n}\n"
 
 
