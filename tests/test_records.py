@@ -500,3 +500,29 @@ def test_a_hand_edited_range_over_code_that_is_there_twice_takes_the_nearest(tmp
     project.entry("D1").write_text(project.entry("D1").read_text().replace("lines: 5", f"lines: {edited}"))
     code, [row] = verify(capsys, project)
     assert (code, row["status"], row["resolved"]) == (1, "moved", found)
+
+
+TWICE_TWO_LINES = ("export function f(): number {\n  let n = 1;\n  n += 1;\n  n *= 2;\n"
+                   "  n -= 3;\n  n += 1;\n  n *= 2;\n  return n;\n}\n")
+
+
+def test_the_nearest_copy_is_measured_from_its_first_line(tmp_path, capsys) -> None:
+    """`n += 1; n *= 2;` is at 3-4 and at 6-7: a range edited to start on line 5 is one line from the
+    second copy's start (and one from the first copy's end): the second is the one."""
+    project = make_project(tmp_path, {"1": {"src/a.ts": TWICE_TWO_LINES}},
+                           {"D1": entry_yaml("D1", [("src/a.ts", "6-7")])})
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    project.entry("D1").write_text(project.entry("D1").read_text().replace("lines: 6-7", "lines: 5-6"))
+    code, [row] = verify(capsys, project)
+    assert (code, row["status"], row["resolved"]) == (1, "moved", [6, 7])
+
+
+def test_the_symbol_memo_is_named_after_the_resolver_that_filled_it(project, capsys, cache) -> None:
+    """A new version of the resolver may name symbols otherwise: it starts a memo of its own."""
+    import hashlib
+
+    from generator import resolve
+
+    verify(capsys, project)
+    resolver = hashlib.sha256(Path(resolve.__file__).read_bytes()).hexdigest()[:12]
+    assert [p.name for p in cache.glob("symbols-*.json")] == [f"symbols-{resolver}.json"]
