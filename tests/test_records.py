@@ -418,8 +418,19 @@ def test_a_damaged_cached_file_is_fetched_again_and_the_verdicts_hold(project, c
     before = verify(capsys, project, "--target", target)
     [cached] = cache.glob("trees/*/1/src/session.ts")
     cached.write_text(SESSION.replace("true", "TRUE"))
-    assert verify(capsys, project, "--target", target) == before
+    again = run_main(capsys, "verify", "--decisions", project.decisions, "--format", "json", "--quiet",
+                     "--target", target)
+    assert (again.code, again.json()["citations"], again.stderr) == (before[0], before[1], "")  # quiet: no fetch line
     assert cached.read_text() == SESSION
+
+
+def test_a_citation_of_a_file_the_version_lacks_is_bad_input(project, capsys) -> None:
+    text = project.entry("D2").read_text()
+    project.entry("D2").write_text(text.replace("file: src/helpers.ts", "file: src/url.ts"))  # only at 2
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet", "--target", "2")
+    assert run.code == 2 and [line.replace(str(project.folder), "demo") for line in run.errors] == [
+        "error: demo/D2.yaml:6: cited file src/url.ts does not exist at 1; fix the path (it is relative to the "
+        "repository root)", "1 problem(s) found; nothing was changed"]
 
 
 BLANK_TAIL = "export function f(): number {\n  return 1;\n}\n\n\nexport const k = 0;\n"
