@@ -138,9 +138,8 @@ class Trees:
         """``read`` the tree; a cached file found corrupt has the tree fetched again, once."""
         try:
             return read(self.tree(version))
-        except CorruptTree:
+        except CorruptTree:  # (files parsed before were checked against their digests when read: they stay)
             self._trees[version] = refetch(self.map, version, quiet=self.quiet)
-            self._files = {k: v for k, v in self._files.items() if k[0] != version}
             return read(self._trees[version])
 
 
