@@ -424,13 +424,13 @@ def test_a_damaged_cached_file_is_fetched_again_and_the_verdicts_hold(project, c
     assert cached.read_text() == SESSION
 
 
-def test_a_citation_of_a_file_the_version_lacks_is_bad_input(project, capsys) -> None:
-    text = project.entry("D2").read_text()
-    project.entry("D2").write_text(text.replace("file: src/helpers.ts", "file: src/url.ts"))  # only at 2
+def test_citations_of_a_file_the_version_lacks_are_bad_input_each(project, capsys) -> None:
+    text = project.entry("D1").read_text()
+    project.entry("D1").write_text(text.replace("file: src/session.ts", "file: src/url.ts"))  # only at 2
     run = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet", "--target", "2")
     assert run.code == 2 and [line.replace(str(project.folder), "demo") for line in run.errors] == [
-        "error: demo/D2.yaml:6: cited file src/url.ts does not exist at 1; fix the path (it is relative to the "
-        "repository root)", "1 problem(s) found; nothing was changed"]
+        f"error: demo/D1.yaml:{line}: cited file src/url.ts does not exist at 1; fix the path (it is relative to "
+        "the repository root)" for line in (6, 9)] + ["2 problem(s) found; nothing was changed"]
 
 
 BLANK_TAIL = "export function f(): number {\n  return 1;\n}\n\n\nexport const k = 0;\n"
