@@ -142,14 +142,19 @@ def test_a_record_that_matches_nothing_is_changed_and_says_what_to_do(project, c
 
 
 def test_a_record_of_blank_lines_is_bad_input(project, capsys) -> None:
-    """The digest of no text, written by hand: it would match any blank lines anywhere."""
-    text = project.entry("D2").read_text()
-    project.entry("D2").write_text(re.sub(r"digest: [0-9a-f]{12}", "digest: e3b0c44298fc", text))
+    """The digest of no text, written by hand: it would match any blank lines anywhere. (And a
+    citation without a record of blank lines only is refused too.)"""
+    text = project.entry("D1").read_text()
+    project.entry("D1").write_text(re.sub(r"digest: [0-9a-f]{12}", "digest: e3b0c44298fc", text))
+    project.write_entry("D3", entry_yaml("D3", [("src/session.ts", "6")]))
     run = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet")
     assert run.code == 2 and [line.replace(str(project.folder), "demo") for line in run.errors] == [
-        "error: demo/D2.yaml:6: the record of src/helpers.ts:3-6 is of blank lines only, which `record` never "
+        "error: demo/D1.yaml:6: the record of src/session.ts:2-5 is of blank lines only, which `record` never "
         "writes; remove the `record:` and run `python -m generator record`",
-        "1 problem(s) found; nothing was changed"]
+        "error: demo/D1.yaml:9: the record of src/session.ts:7-9 is of blank lines only, which `record` never "
+        "writes; remove the `record:` and run `python -m generator record`",
+        "error: demo/D3.yaml:7: lines 6-6 of src/session.ts are blank at 1; cite the code the entry is about",
+        "3 problem(s) found; nothing was changed"]
 
 
 def test_a_pin_edited_by_hand_is_resolved_from_the_recorded_version(project, capsys, tmp_path) -> None:
