@@ -37,7 +37,7 @@ def new_entry(decisions: Path, position: str, map_name: str | None, entry_id: st
     if folder is None:
         raise UsageError(f"no map named {map_name!r} under {decisions}")
     decision_map = _loaded_map(decisions, folder)
-    tree_source = Trees(decision_map)
+    tree_source = Trees(decision_map, quiet=False)  # `new` shows its fetch
     why = tree_source.tree(decision_map.version).classify(file)
     if why:
         raise UsageError(f"{file} {why}")

@@ -56,7 +56,7 @@ class Resolution:
 class Trees:
     """Source trees and parsed files, fetched and parsed at most once per version."""
 
-    def __init__(self, decision_map: DecisionMap, quiet: bool = False,
+    def __init__(self, decision_map: DecisionMap, quiet: bool,
                  fetch: Callable[[DecisionMap, str], SourceTree] | None = None):
         self.map = decision_map
         self.quiet = quiet
