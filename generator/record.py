@@ -60,7 +60,7 @@ def record_edits(decision_map: DecisionMap, trees: Trees, ids: set[str] | None =
                 refused.append(f"{entry.id}: {cite.file}:{cite.start}-{cite.end} runs past the end of the file "
                                f"({count} lines at {version}); fix the range first")
                 continue
-            if not any(line.strip() for line in trees.file(version, cite.file).lines[cite.start - 1:cite.end]):
+            if trees.blank(version, cite.file, cite.start, cite.end):
                 refused.append(f"{entry.id}: {cite.file}:{cite.start}-{cite.end} holds only blank lines at "
                                f"{version}; cite the code the entry is about")
                 continue

@@ -115,6 +115,10 @@ class Trees:
         return CitationRecord(self.symbol(version, path, first, last), last - first + 1,
                               self.digest(version, path, first, last))
 
+    def blank(self, version: str, path: str, first: int, last: int) -> bool:
+        """Whether lines first..last (1-based) of a file at ``version`` hold nothing but whitespace."""
+        return not any(line.strip() for line in self.file(version, path).lines[first - 1:last])
+
     def _memo_key(self, version: str, path: str, first: int, last: int) -> str:
         return f"{self.tree(version).files[path]['sha256']}:{first}:{last}"
 
@@ -169,7 +173,7 @@ def check_citations(decision_map: DecisionMap, trees: Trees) -> None:
                 problems.append(Problem(cite.path, cite.lines_line or cite.line,
                                         f"lines {cite.start}-{cite.end} run past the end of {cite.file}, "
                                         f"which has {count} lines at {version}"))
-            elif not any(line.strip() for line in trees.file(version, cite.file).lines[cite.start - 1:cite.end]):
+            elif trees.blank(version, cite.file, cite.start, cite.end):
                 # nothing there to anchor to: it would read as drift at every version, the pin included
                 problems.append(Problem(cite.path, cite.lines_line or cite.line,
                                         f"lines {cite.start}-{cite.end} of {cite.file} are blank at {version}; "

@@ -117,6 +117,20 @@ def pi_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.fixture
+def parsed_files(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths of the source files parsed from here on (each SourceFile made), in order."""
+    parsed: list[str] = []
+    real_init = SourceFile.__init__
+
+    def counting(self, path, data):
+        parsed.append(path)
+        real_init(self, path, data)
+
+    monkeypatch.setattr(SourceFile, "__init__", counting)
+    return parsed
+
+
 # --- resolving text directly ------------------------------------------------------------------
 
 

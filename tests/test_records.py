@@ -334,20 +334,13 @@ def test_two_ranges_that_end_on_the_same_line_get_their_own_records(tmp_path: Pa
                        ("Session.stop", "3", source.digest(6, 8)), ("Session.start", "4", source.digest(1, 4))]
 
 
-def test_a_warm_verify_at_the_pin_parses_no_source_file(project, capsys, monkeypatch, cache) -> None:
+def test_a_warm_verify_at_the_pin_parses_no_source_file(project, capsys, monkeypatch, cache, request) -> None:
     """Symbols and digests of cited ranges are remembered (in memory and in the cache folder), so
     checking the map again at its pin reads the files' lengths but parses none of them."""
-    from generator import resolve, verify as verify_module
+    from generator import verify as verify_module
 
     cold = verify(capsys, project)
-    parsed = []
-    real_init = resolve.SourceFile.__init__
-
-    def counting(self, path, data):
-        parsed.append(path)
-        real_init(self, path, data)
-
-    monkeypatch.setattr(resolve.SourceFile, "__init__", counting)
+    parsed = request.getfixturevalue("parsed_files")  # counted from here on
     assert verify(capsys, project) == cold and cold[0] == 0
     monkeypatch.setattr(verify_module, "_MEMO", None)  # a new process: the memo is read from the cache folder
     assert verify(capsys, project) == cold

@@ -5,23 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import entry_yaml, make_project
-from generator import plugin, resolve
+from generator import plugin
 from generator.render import render_folder
 
 SOURCE = "export function f(): number {\n  return 1;\n}\n\nexport function g(): number {\n  return 2;\n}\n"
 
 
-def test_a_rebuild_after_a_yaml_edit_parses_nothing_again(tmp_path: Path, monkeypatch) -> None:
+def test_a_rebuild_after_a_yaml_edit_parses_nothing_again(tmp_path: Path, monkeypatch, parsed_files) -> None:
     p = make_project(tmp_path, {"1": {"src/a.ts": SOURCE}},
                      {"D1": entry_yaml("D1", [("src/a.ts", "1-3")]), "D2": entry_yaml("D2", [("src/a.ts", "5-7")])})
-    parsed = []
-    real_init = resolve.SourceFile.__init__
-
-    def counting(self, path, data):
-        parsed.append(path)
-        real_init(self, path, data)
-
-    monkeypatch.setattr(resolve.SourceFile, "__init__", counting)
+    parsed = parsed_files
     monkeypatch.setattr(plugin, "_KEPT", {})
 
     def build() -> dict[str, str]:
