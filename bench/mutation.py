@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.again:
             if not (work / "mutants" / f"{module}.meta").is_file():
                 parser.error(f"--again: no earlier run of {module} in {work}")
-            bring_in_current(work, module)
+            bring_in_current(work, module, None if args.all_tests else (args.tests or TESTS[module]))
             if names == [f"{dotted(module)}.*"]:
                 names = []  # without names mutmut tests only the mutants without a verdict
         elif not args.reuse:
@@ -206,12 +206,16 @@ def copy_project(work: Path, module: str, deselect: list[str], tests: list[str] 
         extra = "".join(f'"--deselect", {json.dumps(node)}, ' for node in deselect)
         text, found = re.subn(r"^pytest_add_cli_args = \[", lambda m: m.group(0) + extra, text, flags=re.MULTILINE)
         assert found == 1, "pyproject.toml: no pytest_add_cli_args line in [tool.mutmut]"
-    if tests:
-        chosen = f"pytest_add_cli_args_test_selection = {json.dumps(tests)}"
-        text, found = re.subn(r"^pytest_add_cli_args_test_selection = \[.*?\]", lambda m: chosen, text,
-                              flags=re.MULTILINE | re.DOTALL)
-        assert found == 1, "pyproject.toml: no pytest_add_cli_args_test_selection in [tool.mutmut]"
-    config.write_text(text)
+    config.write_text(select_tests(text, tests) if tests else text)
+
+
+def select_tests(config: str, tests: list[str]) -> str:
+    """A [tool.mutmut] configuration that runs ``tests`` against the mutants."""
+    chosen = f"pytest_add_cli_args_test_selection = {json.dumps(tests)}"
+    config, found = re.subn(r"^pytest_add_cli_args_test_selection = \[.*?\]", lambda m: chosen, config,
+                            flags=re.MULTILINE | re.DOTALL)
+    assert found == 1, "pyproject.toml: no pytest_add_cli_args_test_selection in [tool.mutmut]"
+    return config
 
 
 def only_mutate(config: str, module: str) -> str:
@@ -222,14 +226,16 @@ def only_mutate(config: str, module: str) -> str:
     return config
 
 
-def bring_in_current(work: Path, module: str) -> None:
-    """The current code and tests into the copy of an earlier run, and that run's survivors marked
-    untested: mutmut then tests them, and the mutants of every function whose code changed."""
+def bring_in_current(work: Path, module: str, tests: list[str] | None) -> None:
+    """The current code, tests and test selection into the copy of an earlier run, and that run's
+    survivors marked untested: mutmut then tests them, and the mutants of every function whose code
+    changed (it runs the tests new to the selection first, to learn which functions they reach)."""
     for name in ("generator", "tests"):
         shutil.rmtree(work / name)
         shutil.copytree(ROOT / name, work / name, ignore=_IGNORED, symlinks=True)
     config = work / "pyproject.toml"
-    config.write_text(only_mutate(config.read_text(), module))
+    text = only_mutate(config.read_text(), module)
+    config.write_text(select_tests(text, tests) if tests else text)
     meta = work / "mutants" / f"{module}.meta"
     data = json.loads(meta.read_text())
     data["exit_code_by_key"] = {name: (None if STATUS.get(code) in ("survived", "no tests") else code)

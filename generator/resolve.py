@@ -549,7 +549,9 @@ def _best_rows(anchor: Anchor, source: SourceFile, target: SourceFile,
             if i1 <= index < i2 or (tag == "insert" and i1 == index and not end):
                 if tag == "equal":
                     return scope[0] + j1 + (index - i1)
-                return scope[0] + (j2 - 1 if end and j2 > j1 else j1)
+                # a range's end goes to the last new line of a changed block, or to the line
+                # above the block when it was deleted (j1 == j2: it has no new line)
+                return scope[0] + (j2 - 1 if end else j1)
         return scope[0] + (len(new) - 1 if end else 0)
 
     first, last = mapped(anchor.first, False), mapped(anchor.last, True)

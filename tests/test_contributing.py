@@ -166,8 +166,9 @@ def _mutation_script():
 
 
 def test_a_mutation_run_again_tests_the_survivors_with_the_current_code_and_tests(tmp_path: Path):
-    """`--again` brings today's generator/ and tests/ into the copy of the last run, mutates that
-    one module only, and leaves mutmut the survivors to test again (killed ones keep their verdict)."""
+    """`--again` brings today's generator/, tests/ and test selection into the copy of the last run,
+    mutates that one module only, and leaves mutmut the survivors to test again (killed ones keep
+    their verdict)."""
     mutation = _mutation_script()
     work = tmp_path / "verify"
     for folder in ("generator", "tests", "mutants/generator"):
@@ -177,7 +178,7 @@ def test_a_mutation_run_again_tests_the_survivors_with_the_current_code_and_test
     names = {"generator.verify.x_a__mutmut_1": 1, "generator.verify.x_a__mutmut_2": 0,
              "generator.verify.x_a__mutmut_3": 33, "generator.verify.x_a__mutmut_4": None}
     (work / "mutants" / "generator" / "verify.py.meta").write_text(json.dumps({"exit_code_by_key": names}))
-    mutation.bring_in_current(work, "generator/verify.py")
+    mutation.bring_in_current(work, "generator/verify.py", ["tests/test_records.py", "tests/test_new.py"])
     codes = json.loads((work / "mutants" / "generator" / "verify.py.meta").read_text())["exit_code_by_key"]
     assert list(codes.values()) == [1, None, None, None]
     assert not (work / "generator" / "stale.py").exists()
@@ -185,6 +186,7 @@ def test_a_mutation_run_again_tests_the_survivors_with_the_current_code_and_test
     assert (work / "tests" / "conftest.py").is_file()
     config = (work / "pyproject.toml").read_text()
     assert 'only_mutate = ["generator/verify.py"]' in config and "generator/resolve.py" not in config
+    assert 'pytest_add_cli_args_test_selection = ["tests/test_records.py", "tests/test_new.py"]' in config
 
 
 def test_the_pre_commit_hook_checks_only_changed_entries():

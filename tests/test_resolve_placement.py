@@ -15,9 +15,16 @@ STEPS = "function run() {\n" + "".join(f"\tstep{i}();\n" for i in range(1, 9)) +
     # lines added right above the cited first line, with a change inside: they come along
     (STEPS.replace("\tstep3();\n", "\tinserted();\n\tstep3x();\n"), (4, 6), (4, 7)),
     (STEPS.replace("step3()", "step3x()"), (4, 6), (4, 6)),
+    # lines added right above it, with a change further in: they come along too
+    (STEPS.replace("\tstep3();\n", "\tinserted();\n\tstep3();\n").replace("step5()", "step5x()"), (4, 6), (4, 7)),
     # the cited first or last line deleted, another changed: the range shrinks from that side
     (STEPS.replace("\tstep3();\n", "").replace("step4()", "step4x()"), (4, 6), (4, 5)),
     (STEPS.replace("\tstep5();\n", "").replace("step4()", "step4x()"), (4, 6), (4, 5)),
+    # the cited last lines deleted, nothing else: it ends on the line above them
+    (STEPS.replace("\tstep5();\n", ""), (4, 6), (4, 5)),
+    (STEPS.replace("\tstep4();\n\tstep5();\n", ""), (4, 6), (4, 4)),
+    # the cited first lines deleted: it starts on the line after them
+    (STEPS.replace("\tstep3();\n\tstep4();\n", ""), (4, 6), (4, 4)),
     # a line added right below the cited last line: it stays out
     (STEPS.replace("\tstep5();\n", "\tstep5();\n\tmore();\n").replace("step4()", "step4x()"), (4, 6), (4, 6)),
     # a range running past its declaration's end, moved down a line
@@ -32,6 +39,28 @@ def test_a_changed_citation_that_cited_a_blank_line_above_starts_at_its_code() -
     """(A moved one keeps its blank edges; a changed one is mapped from its declaration's lines.)"""
     old = STEPS + "\nfunction two() {\n\tstepA();\n}\n"
     assert resolve_text(old, "// h\n" + old.replace("stepA", "stepB"), (11, 14)) == ("changed", (13, 15), "two")
+
+
+def test_a_changed_declaration_cited_with_blank_lines_around_it_is_mapped_whole() -> None:
+    """Blank lines cited past the declaration have no row in its diff: the range ends (or starts)
+    with the declaration's new text."""
+    old = "function f() {\n\ta();\n\tb();\n}\n\nfunction g() {}\n"
+    assert resolve_text(old, old.replace("a()", "a2()"), (1, 5)) == ("changed", (1, 4), "f")
+    longer = old.replace("\ta();\n", "\ta();\n\ta();\n\ta();\n").replace("b()", "b2()")
+    assert resolve_text(old, longer, (1, 5)) == ("changed", (1, 6), "f")
+    assert resolve_text(old, old.replace("{}", "{\n\treturn 1;\n}"), (5, 6)) == ("changed", (6, 8), "g")
+
+
+def test_the_lines_after_a_changed_declaration_do_not_pull_its_range() -> None:
+    """The diff is of the declaration's old and new text: lines like the new ones that stood after
+    it in the old file are no match for them."""
+    old = "function f() {\n\tc();\n}\ng();\nb();\n"
+    new = "function f() {\n\tg();\n\tb();\n}\ng();\nb();\n"
+    assert resolve_text(old, new, (2, 2)) == ("changed", (2, 3), "f")
+    # a body rewritten whole is shown whole, though the blank line after the old one is like one in it
+    old = "function f() {\n\n\treturn 1;\n\tc();\n}\n\nc();\n"
+    new = "function f() {\n\tif (x) {\n\t\tg();\n\t}\n\n\tg();\n}\n\nc();\n"
+    assert resolve_text(old, new, (2, 4)) == ("changed", (2, 6), "f")
 
 
 def test_changed_top_level_code_maps_through_the_whole_file() -> None:
@@ -120,6 +149,14 @@ def test_a_cited_blank_line_above_is_not_taken_for_the_context() -> None:
     new = _twins(x, CONTEXT).replace("function twin", "\nfunction twin")
     second = 2 * len(CONTEXT) + 4 + 1
     assert resolve_text(old, new, cited) == ("moved", (second, second + 3), "twin")
+
+
+def test_the_lines_below_a_cited_blank_line_decide_between_two_places() -> None:
+    """The lines compared below a place start below the cited code, at its blank lines; one line
+    alike on one side is enough when every other place has none."""
+    old = "step();\n\nbeta();\n"
+    new = "step();\n\ngamma();\nstep();\n\nbeta();\n"
+    assert resolve_text(old, new, (1, 2)) == ("moved", (4, 5), "")
 
 
 def test_a_file_that_is_not_code_rewrapped_is_changed() -> None:
