@@ -126,11 +126,11 @@ def _check_links(map_path: Path, values: dict, lines: dict, ids: set[str], overl
     for index, section in enumerate(values.get("sections", [])):
         for entry_id in section["ids"]:
             if entry_id not in ids:
-                problems.append(Problem(map_path, lines.get(("sections", index), 0),
+                problems.append(Problem(map_path, lines[("sections", index)],
                                         f"section '{section['title']}' lists {entry_id}, which no entry has"))
     shared = values.get("shared_levers")
     if shared is not None and shared not in ids:
-        problems.append(Problem(map_path, lines.get(("shared_levers",), 0),
+        problems.append(Problem(map_path, lines[("shared_levers",)],
                                 f"shared_levers names {shared}, which no entry has; name an existing decision"))
     for overlay in overlays:
         for change in overlay.changes:
@@ -151,7 +151,7 @@ def _load_entry(path: Path, problems: list[Problem]) -> Entry | None:
         message = (f"duplicate ID {values['id']}: {taken.name} has it too; give this entry a free ID and "
                    "name its file after it") if taken.is_file() else (
             f"the entry's id is {values['id']} but its file is named {path.name}; name the file {values['id']}.yaml")
-        problems.append(Problem(path, lines.get(("id",), 1), message))
+        problems.append(Problem(path, lines[("id",)], message))
         return None
     cites = [_citation(path, raw, lines[("cites", index)]) for index, raw in enumerate(values["cites"])]
     up = values.get("upstream")
@@ -208,7 +208,7 @@ def _citation(path: Path, raw: dict, line: int) -> Citation:
     start, end = raw["lines"]
     pure = PurePosixPath(raw["file"])
     values = {k.value: v for k, v in node.value}
-    block = node.flow_style is False or not node.flow_style
+    block = not node.flow_style
     record = raw.get("record")
 
     def span(key: str) -> Span | None:
@@ -247,7 +247,7 @@ def _load_overlay(path: Path, problems: list[Problem]) -> Overlay | None:
         return None
     values, lines = loaded
     if path.stem != values["extension"]:
-        problems.append(Problem(path, lines.get(("extension",), 1), f"the extension is named "
+        problems.append(Problem(path, lines[("extension",)], f"the extension is named "
                                 f"{values['extension']} but its file is {path.name}; name them alike"))
         return None
     changes = tuple(
@@ -269,7 +269,8 @@ def _load_overlay(path: Path, problems: list[Problem]) -> Overlay | None:
 
 def _validated(path: Path, spec: schema.Record, problems: list[Problem],
                keep_nodes: bool = False) -> tuple[dict, dict] | None:
-    """Parse and check one file; returns (values, {key path: 1-based line}) or None on error."""
+    """Parse and check one file; returns (values, {key path: 1-based line}, a line for every key
+    path checked) or None on error."""
     node = _parse(path, problems)
     if node is None:
         return None

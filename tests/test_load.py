@@ -374,3 +374,34 @@ def test_a_probe_reads_back_and_its_missing_script_is_named_at_its_line(folder: 
     write(folder, "probes/D1.mjs", "console.log('{}')\n")
     [demo] = load_maps(folder.parent)
     assert demo.entry("D1").probe == Probe("It runs.", (("ran", True), ("exit_code", 0)), folder / "D1.yaml", 5)
+
+
+def test_a_citation_reads_back_with_its_note_version_record_and_lines(folder: Path) -> None:
+    """A page shows a citation's note; `verify` checks its version and record; `fix` edits it at
+    its spans, keeping the block or flow style it was written in."""
+    from generator.model import CitationRecord
+
+    text = GOOD.replace("cites:\n", """cites:
+  - file: src/b.ts
+    lines: 3-5
+    version: "0.9.0"
+    note: the loop's exit
+    record: {symbol: Loop.run, length: 3, digest: 0123456789ab}
+  - {file: src/c.ts, lines: 7}
+""")
+    write(folder, "D1.yaml", text)
+    [demo] = load_maps(folder.parent)
+    block, flow, plain = demo.entry("D1").cites
+    assert (block.file, block.start, block.end) == ("src/b.ts", 3, 5)
+    assert (block.version, block.note) == ("0.9.0", "the loop's exit")
+    assert block.record == CitationRecord("Loop.run", 3, "0123456789ab")
+    lines = text.splitlines()
+    assert lines[block.line - 1] == "  - file: src/b.ts" and lines[block.lines_line - 1] == "    lines: 3-5"
+    assert text[block.lines_span.start:block.lines_span.end] == "3-5"
+    assert text[block.file_span.start:block.file_span.end] == "src/b.ts"
+    assert text[block.record_span.start:block.record_span.end] == "{symbol: Loop.run, length: 3, digest: 0123456789ab}"
+    assert block.mapping_indent == 4 and flow.mapping_indent is None
+    assert (flow.file, flow.start, flow.end) == ("src/c.ts", 7, 7)
+    assert (flow.version, flow.note, flow.record) == (None, None, None)
+    assert text[flow.mapping_span.start:flow.mapping_span.end] == "{file: src/c.ts, lines: 7}"
+    assert plain.file == "src/a.ts" and plain.record_span is None
