@@ -97,6 +97,9 @@ def test_a_range_is_named_by_its_code_not_its_blank_edges() -> None:
     text = "const a = 1;\n\n\nfunction f() {\n\treturn a;\n}\n\n\nconst b = 2;\n"
     assert _describe(text, 2, 8) == "f"
     assert _describe(text, 2, 3) == "" and _describe(text, 7, 8) == ""
+    # one blank line on either side of a method: the method, not its class
+    methods = "class A {\n\tone() {}\n\n\ttwo() {}\n}\n"
+    assert _describe(methods, 2, 3) == "A.one" and _describe(methods, 3, 4) == "A.two"
 
 
 def test_a_range_over_many_declarations_names_three() -> None:
