@@ -358,7 +358,17 @@ def test_the_loader_checks_probes(tmp_path: Path, capsys: pytest.CaptureFixture,
     (folder / "probes" / "P9.mjs").write_text("console.log('{}')\n")
     assert _load_errors(capsys, Path("decisions")) == [
         "error: decisions/pi/probes/P9.mjs: no entry has the ID P9; name the script after its entry, or remove it"]
-    (folder / "probes" / "P9.mjs").unlink()
+    # hidden files and folders are an editor's or a helper's; any other file is named
+    (folder / "probes" / ".P1.mjs.swp").write_text("")
+    (folder / "probes" / "lib").mkdir()
+    (folder / "probes" / "notes.txt").write_text("")
+    assert _load_errors(capsys, Path("decisions")) == [
+        "error: decisions/pi/probes/P9.mjs: no entry has the ID P9; name the script after its entry, or remove it",
+        "error: decisions/pi/probes/notes.txt: a probe script must be an ES module named after its entry "
+        "(<ID>.mjs); rename or remove this file"]
+    for stray in ("P9.mjs", ".P1.mjs.swp", "notes.txt"):
+        (folder / "probes" / stray).unlink()
+    (folder / "probes" / "lib").rmdir()
     text = (folder / "P1.yaml").read_text()
     for expect, says in (("{a: {b: 1}}", "probe.expect.a must be text, a number, true, false or null"),
                          ("{a: 2026-01-01}", "probe.expect.a must be text, a number"),
