@@ -104,6 +104,21 @@ CASES = {
         {"src/a.ts": "const k = 0;\n", "src/b.ts": METHOD.replace("return 1", "return 2"),
          "src/c.ts": METHOD.replace("return 1", "return 3")},
         "3-5", ("missing", None, "src/a.ts", "N.A.m", "N.A.m is declared in several other files: src/b.ts, src/c.ts")),
+    # an exported constant is declared by its declarator, inside `export const`: it is followed
+    # by that name when it went to another file and changed
+    "an-exported-constant-moved-and-changed": (
+        {"src/a.ts": "export const LIMIT = 3;\nconst k = 0;\n"},
+        {"src/a.ts": "const k = 0;\n", "src/b.ts": "// b\nexport const LIMIT = 4;\n"},
+        "1", ("changed", [2, 2], "src/b.ts", "LIMIT", "LIMIT is now in src/b.ts, and its code changed")),
+    "an-exported-constant-with-a-comment-moved-and-changed": (
+        {"src/a.ts": "export /* the cap */ const LIMIT = 3;\nconst k = 0;\n"},
+        {"src/a.ts": "const k = 0;\n", "src/b.ts": "// b\nexport /* the cap */ const LIMIT = 4;\n"},
+        "1", ("changed", [2, 2], "src/b.ts", "LIMIT", "LIMIT is now in src/b.ts, and its code changed")),
+    # a decorator is not a declaration either (cited from the line under it, the class is the anchor)
+    "a-decorated-class-moved-and-changed": (
+        {"src/a.ts": "@sealed\nexport class A {\n  run() {}\n}\nconst k = 0;\n"},
+        {"src/a.ts": "const k = 0;\n", "src/b.ts": "// b\n@sealed\nexport class A {\n  run() { return; }\n}\n"},
+        "2-4", ("changed", [3, 5], "src/b.ts", "A", "A is now in src/b.ts, and its code changed")),
     # the file was renamed, but the cited code left it for a third file: it is followed there
     "renamed-file-without-the-code": (
         {"src/a.ts": OTHER_CODE + ONE},
