@@ -453,6 +453,14 @@ def test_nested_declaration_inside_the_anchor_decides() -> None:
     assert resolve_text(old, new, (2, 3)) == ("moved", (6, 7), "outer")
 
 
+def test_code_moved_into_a_function_nested_in_its_declaration_beats_a_copy_elsewhere() -> None:
+    # Neither place is directly under `outer` and the lines around them do not decide: the one
+    # inside `outer` is it.
+    old = "function outer() {\n\tstep();\n}\n\nfunction other() {\n\tlog();\n}\n"
+    new = "function outer() {\n\tfunction inner() {\n\t\tstep();\n\t}\n}\n\nfunction other() {\n\tstep();\n}\n"
+    assert resolve_text(old, new, (2, 2)) == ("moved", (3, 3), "outer")
+
+
 def test_method_renamed_with_its_body_unchanged_is_found() -> None:
     old = "class A {\n\tfirst() {\n\t\treturn compute(1);\n\t}\n}\n"
     new = old.replace("first()", "second()")

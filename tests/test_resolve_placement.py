@@ -67,6 +67,8 @@ def test_changed_top_level_code_maps_through_the_whole_file() -> None:
     old = "import x from 'y';\n\nmain(1);\nmain(2);\nmain(3);\nmain(4);\n"
     assert resolve_text(old, "// a\n// b\n" + old.replace("main(3)", "main(33)"), (3, 5)) == ("changed", (5, 7), "")
     assert resolve_text(old, "// a\n" + old.replace("main(4)", "main(44)"), (5, 6)) == ("changed", (6, 7), "")
+    # the file's first line is in it too
+    assert resolve_text("main(1);\nmain(2);\n", "main(11);\nmain(2);\n", (1, 1)) == ("changed", (1, 1), "")
 
 
 def test_a_changed_citation_in_a_long_function_of_repeated_lines_stays_its_size() -> None:
