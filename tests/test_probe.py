@@ -362,12 +362,17 @@ def test_the_loader_checks_probes(tmp_path: Path, capsys: pytest.CaptureFixture,
     (folder / "probes" / ".P1.mjs.swp").write_text("")
     (folder / "probes" / "lib").mkdir()
     (folder / "probes" / "notes.txt").write_text("")
+    # and a script whose entry has no `probe:` would never run
+    add_probe(decisions, "P8", "console.log('{}')\n")
+    (folder / "P8.yaml").write_text((folder / "P8.yaml").read_text().split("probe:")[0])
     assert _load_errors(capsys, Path("decisions")) == [
+        "error: decisions/pi/probes/P8.mjs: no entry runs this probe: add `probe:` (shows, expect) to pi/P8.yaml",
         "error: decisions/pi/probes/P9.mjs: no entry has the ID P9; name the script after its entry, or remove it",
         "error: decisions/pi/probes/notes.txt: a probe script must be an ES module named after its entry "
         "(<ID>.mjs); rename or remove this file"]
-    for stray in ("P9.mjs", ".P1.mjs.swp", "notes.txt"):
+    for stray in ("P8.mjs", "P9.mjs", ".P1.mjs.swp", "notes.txt"):
         (folder / "probes" / stray).unlink()
+    (folder / "P8.yaml").unlink()
     (folder / "probes" / "lib").rmdir()
     text = (folder / "P1.yaml").read_text()
     for expect, says in (("{a: {b: 1}}", "probe.expect.a must be text, a number, true, false or null"),
