@@ -520,7 +520,7 @@ class _Checker:
                 return None
             return value
         if isinstance(spec, schema.LineRange):
-            return self._line_range(node, value, name)
+            return self._line_range(node, name)
         if value is None and node.tag != "tag:yaml.org,2002:str":
             self.fail(node, f"{name} is empty; give it a value or remove the key")
             return None
@@ -562,9 +562,9 @@ class _Checker:
                 return None
         return text
 
-    def _line_range(self, node: yaml.ScalarNode, value: Any, name: str) -> tuple[int, int] | None:
+    def _line_range(self, node: yaml.ScalarNode, name: str) -> tuple[int, int] | None:
         # As written, not as YAML 1.1 reads it: 010 is line 10 (not octal 8), 6:8 is not 368, 0x6 is wrong.
-        text = node.value.strip() if not isinstance(value, bool) else ""
+        text = node.value.strip()
         match = re.fullmatch(r"(-?[0-9]+)(?:\s*-\s*(-?[0-9]+))?", text)
         if not match:
             self.fail(node, f"{name} must be a line (42) or a range (658-681), not {node.value!r}")
@@ -583,7 +583,7 @@ class _Checker:
 def _leaves_tree(file: str) -> bool:
     """True for a cited path that is absolute or climbs out with '..' (symbolic links are checked
     against the fetched tree, which alone knows them)."""
-    return (file.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", file) is not None
+    return (file.startswith("/") or re.match(r"^[A-Za-z]:", file) is not None
             or ".." in PurePosixPath(file).parts or "\\" in file)
 
 

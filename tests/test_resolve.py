@@ -440,6 +440,14 @@ def test_same_lines_twice_in_one_method_keep_their_order() -> None:
     assert resolve_text(old, alike, (6, 7)) == ("moved", (7, 8), "A.run")
 
 
+def test_same_lines_twice_with_every_line_around_them_changed_keep_their_order() -> None:
+    # Nothing around the two places is as it was: their order in the method decides.
+    old = "function run() {\n\ta();\n\tstep();\n\tb();\n\tstep();\n\tc();\n}\n"
+    new = "// h\nfunction run() {\n\tx();\n\tstep();\n\ty();\n\tstep();\n\tz();\n}\n"
+    assert resolve_text(old, new, (3, 3)) == ("moved", (4, 4), "run")
+    assert resolve_text(old, new, (5, 5)) == ("moved", (6, 6), "run")
+
+
 def test_same_lines_in_a_sibling_method_do_not_confuse() -> None:
     old = "class A {\n\tone() {\n\t\tstep();\n\t}\n\n\ttwo() {\n\t\tother();\n\t}\n}\n"
     new = old.replace("\t\tother();\n", "\t\tother();\n\t\tstep();\n").replace("\tone() {\n", "\tone() {\n\t\tprep();\n")
