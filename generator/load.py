@@ -68,7 +68,7 @@ def load_maps(decisions: Path, only: list[Path] | None = None, editions: bool = 
 
 
 def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
-              with_editions: bool = True) -> DecisionMap | None:
+              with_editions: bool) -> DecisionMap | None:
     map_path = folder / "map.yaml"
     head = _validated(map_path, schema.MAP, problems)
     entries: list[Entry] = []

@@ -191,7 +191,7 @@ def test_bad_ranges(folder: Path, lines: str, message: str) -> None:
 
 
 @pytest.mark.parametrize("path", ["/etc/passwd", "../outside.ts", "src/../../outside.ts", "C:/pi/a.ts",
-                                  "src\\a.ts"])
+                                  "c:/pi/a.ts", "src\\a.ts"])
 def test_cited_path_that_leaves_the_tree(folder: Path, path: str) -> None:
     write(folder, "D2.yaml", entry_yaml("D2", f"  - file: a.ts\n    lines: 1\n  - file: '{path}'\n    lines: 2\n"))
     assert problems(folder) == [f"D2.yaml:8: cited path '{path}' leaves the source tree; give a path relative "
@@ -405,3 +405,15 @@ def test_a_citation_reads_back_with_its_note_version_record_and_lines(folder: Pa
     assert (flow.version, flow.note, flow.record) == (None, None, None)
     assert text[flow.mapping_span.start:flow.mapping_span.end] == "{file: src/c.ts, lines: 7}"
     assert plain.file == "src/a.ts" and plain.record_span is None
+
+
+def test_only_the_files_given_are_loaded_and_the_links_of_the_rest_are_not_checked(folder: Path) -> None:
+    """`verify FILE…` (the pre-commit hook) loads the entries it was given: one that is broken but
+    not given stops nothing, and a section listing an entry not loaded is no dangling link."""
+    write(folder, "map.yaml", MAP + "sections:\n  - {title: All, ids: [D1, D2, D9]}\n")
+    given = write(folder, "D2.yaml", entry_yaml("D2", [("src/b.ts", "3")]))
+    write(folder, "D3.yaml", "id: D3\n")  # not given: its missing keys are not looked at
+    [demo] = load_maps(folder.parent, only=[given])
+    assert [e.id for e in demo.entries] == ["D2"]
+    assert problems(folder) == ["D3.yaml:1: the file is missing required keys: cites, question, decided_by, answer",
+                                "map.yaml:9: section 'All' lists D9, which no entry has"]
