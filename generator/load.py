@@ -72,23 +72,16 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
     map_path = folder / "map.yaml"
     head = _validated(map_path, schema.MAP, problems)
     entries: list[Entry] = []
-    seen: dict[str, Entry] = {}
     wanted = {p.resolve() for p in only} if only else None
     for path in sorted(folder.glob("*.yaml")):
         if path.name == "map.yaml":
             continue
         if wanted is not None and path.resolve() not in wanted:
             continue
+        # an entry's ID is its file's name (_load_entry refuses any other), so no two share one
         entry = _load_entry(path, problems)
-        if entry is None:
-            continue
-        if entry.id in seen:
-            first = seen[entry.id]
-            problems.append(Problem(path, entry.line, f"duplicate ID {entry.id}: {first.path.name}:"
-                                    f"{first.line} has it too; give one of them a free ID"))
-            continue
-        seen[entry.id] = entry
-        entries.append(entry)
+        if entry is not None:
+            entries.append(entry)
     overlays = [o for p in sorted((folder / "extensions").glob("*.yaml"))
                 if (o := _load_overlay(p, problems))] if (folder / "extensions").is_dir() else []
     editions = [e for p in sorted((folder / "editions").glob("*.yaml"))

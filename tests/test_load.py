@@ -417,3 +417,9 @@ def test_only_the_files_given_are_loaded_and_the_links_of_the_rest_are_not_check
     assert [e.id for e in demo.entries] == ["D2"]
     assert problems(folder) == ["D3.yaml:1: the file is missing required keys: cites, question, decided_by, answer",
                                 "map.yaml:9: section 'All' lists D9, which no entry has"]
+
+
+def test_a_yaml_file_named_after_the_map_in_the_alphabet_is_still_an_entry(folder: Path) -> None:
+    write(folder, "notes.yaml", GOOD.replace("D1", "D2"))
+    assert problems(folder) == ["notes.yaml:1: the entry's id is D2 but its file is named notes.yaml; name the "
+                                "file D2.yaml"]

@@ -448,6 +448,16 @@ def test_same_lines_twice_with_every_line_around_them_changed_keep_their_order()
     assert resolve_text(old, new, (5, 5)) == ("moved", (6, 6), "run")
 
 
+def test_the_order_counts_only_the_places_inside_the_declaration_up_to_its_last_line() -> None:
+    # `step();` and a closing brace: twice in run (the second time ending run), once in other;
+    # nothing around them is as it was
+    old = "function other() {\n\tstep();\n}\n\nfunction run() {\n\ta();\n\tif (x) {\n\t\tstep();\n\t}\n\tstep();\n}\n"
+    new = ("// h\nfunction other() {\n\tstep();\n}\n\nfunction run() {\n\twhile (y) {\n\t\tstep();\n\t}\n"
+           "\tz();\n\tstep();\n}\n")
+    assert resolve_text(old, new, (10, 11)) == ("moved", (11, 12), "run")
+    assert resolve_text(old, new, (8, 9)) == ("ok", (8, 9), "run")
+
+
 def test_same_lines_in_a_sibling_method_do_not_confuse() -> None:
     old = "class A {\n\tone() {\n\t\tstep();\n\t}\n\n\ttwo() {\n\t\tother();\n\t}\n}\n"
     new = old.replace("\t\tother();\n", "\t\tother();\n\t\tstep();\n").replace("\tone() {\n", "\tone() {\n\t\tprep();\n")
