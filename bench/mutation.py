@@ -98,7 +98,9 @@ COPIED = ["generator", "tests", "bench", "pyproject.toml", "decisions", "schema"
           ".pre-commit-config.yaml", "Makefile", "README.md", "CONTRIBUTING.md", "requirements.lock"]
 # mutmut's exit codes of a mutant's test run (mutmut.stats.status_by_exit_code)
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped", 36: "timeout",
-          24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout", 37: "killed", None: "not checked"}
+          24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout", 37: "killed", None: "not checked",
+          # killed by a signal: the hard stop a second after the CPU limit, or a crash; the tests did not pass
+          -9: "timeout", -11: "timeout"}
 
 
 def main(argv: list[str] | None = None) -> int:
