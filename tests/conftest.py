@@ -79,6 +79,18 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         require("the npm registry", registry_reachable(), "`npm ping` got no answer")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """In a mutation run (bench/mutation.py) each mutant's tests go fastest first; see
+    bench/mutation_order.py (it changes nothing in any other run)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("mutation_order", ROOT / "bench" / "mutation_order.py")
+    if spec is not None and spec.loader is not None and Path(spec.origin).is_file():
+        order = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(order)
+        config.pluginmanager.register(order, "mutation-order")
+
+
 _SKIPPED: list[str] = []
 
 

@@ -458,6 +458,14 @@ def test_the_order_counts_only_the_places_inside_the_declaration_up_to_its_last_
     assert resolve_text(old, new, (8, 9)) == ("ok", (8, 9), "run")
 
 
+def test_closing_braces_that_overlap_their_copies_are_found_at_their_own_place() -> None:
+    # two closing braces, one under the other, are there twice in the three that end f: the second
+    # copy starts on the first one's last line
+    old = "function f() {\n\tif (a) {\n\t\tif (b) {\n\t\t\tg();\n\t\t}\n\t}\n}\n"
+    assert resolve_text(old, "// h\n" + old, (6, 7)) == ("moved", (7, 8), "f")
+    assert resolve_text(old, "// h\n" + old, (5, 6)) == ("moved", (6, 7), "f")
+
+
 def test_same_lines_in_a_sibling_method_do_not_confuse() -> None:
     old = "class A {\n\tone() {\n\t\tstep();\n\t}\n\n\ttwo() {\n\t\tother();\n\t}\n}\n"
     new = old.replace("\t\tother();\n", "\t\tother();\n\t\tstep();\n").replace("\tone() {\n", "\tone() {\n\t\tprep();\n")
