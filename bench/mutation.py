@@ -232,7 +232,7 @@ def bring_in_current(work: Path, module: str, tests: list[str] | None) -> None:
     """The current code, tests and test selection into the copy of an earlier run, and that run's
     survivors marked untested: mutmut then tests them, and the mutants of every function whose code
     changed (it runs the tests new to the selection first, to learn which functions they reach)."""
-    for name in ("generator", "tests"):
+    for name in ("generator", "tests", "bench"):  # bench: the plugin that orders the tests
         shutil.rmtree(work / name)
         shutil.copytree(ROOT / name, work / name, ignore=_IGNORED, symlinks=True)
     config = work / "pyproject.toml"

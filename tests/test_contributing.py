@@ -171,7 +171,7 @@ def test_a_mutation_run_again_tests_the_survivors_with_the_current_code_and_test
     their verdict)."""
     mutation = _mutation_script()
     work = tmp_path / "verify"
-    for folder in ("generator", "tests", "mutants/generator"):
+    for folder in ("generator", "tests", "bench", "mutants/generator"):
         (work / folder).mkdir(parents=True)
     (work / "generator" / "stale.py").write_text("# an older copy\n")
     (work / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
@@ -183,7 +183,7 @@ def test_a_mutation_run_again_tests_the_survivors_with_the_current_code_and_test
     assert list(codes.values()) == [1, None, None, None]
     assert not (work / "generator" / "stale.py").exists()
     assert (work / "generator" / "verify.py").read_text() == (ROOT / "generator" / "verify.py").read_text()
-    assert (work / "tests" / "conftest.py").is_file()
+    assert (work / "tests" / "conftest.py").is_file() and (work / "bench" / "mutation_order.py").is_file()
     config = (work / "pyproject.toml").read_text()
     assert 'only_mutate = ["generator/verify.py"]' in config and "generator/resolve.py" not in config
     assert 'pytest_add_cli_args_test_selection = ["tests/test_records.py", "tests/test_new.py"]' in config
