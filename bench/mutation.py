@@ -2,9 +2,10 @@
 
 mutmut (configured in pyproject.toml, [tool.mutmut]) changes one small thing at a time in a core
 module (a `<` for a `<=`, a string, a dropped argument) and runs the tests that reach the
-changed function; a mutant the tests do not notice *survived*. Each survivor is either a gap in
-the tests a user could notice, or equivalent (no observable difference): those are explained
-in bench/mutation-equivalents.md, one line each, and count as such in the table.
+changed function (fastest first: bench/mutation_order.py); a mutant the tests do not notice
+*survived*. Each survivor is either a gap in the tests a user could notice, or equivalent (no
+observable difference): those are explained in bench/mutation-equivalents.md, one line each,
+and count as such in the table.
 
 Each module runs in a copy of its own (test-artifacts/mutation/work/<module>), so the tree is
 never touched and edits made meanwhile do not mix into it, against the test files written for it
