@@ -422,6 +422,10 @@ def test_comment_edited_inside_the_range_is_a_change() -> None:
 def test_blank_lines_around_the_cited_code_move_with_it() -> None:
     old = "const a = 1;\n\nfunction f() {\n\treturn a;\n}\n\nconst b = 2;\n"
     assert resolve_text(old, "// x\n" + old, (2, 6)) == ("moved", (3, 7), "f")
+    # one or two of the three blank lines under a function: the blank lines left out do not count
+    old = "function f() {\n\ta();\n}\n\n\n\nfunction g() {}\n"
+    assert resolve_text(old, "// x\n" + old, (1, 4)) == ("moved", (2, 5), "f")
+    assert resolve_text(old, "// x\n" + old, (1, 5)) == ("moved", (2, 6), "f")
 
 
 def test_same_lines_twice_in_one_method_keep_their_order() -> None:
