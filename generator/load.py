@@ -82,10 +82,10 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
         entry = _load_entry(path, problems)
         if entry is not None:
             entries.append(entry)
-    overlays = [o for p in sorted((folder / "extensions").glob("*.yaml"))
-                if (o := _load_overlay(p, problems))] if (folder / "extensions").is_dir() else []
+    # (a folder that is not there globs to nothing)
+    overlays = [o for p in sorted((folder / "extensions").glob("*.yaml")) if (o := _load_overlay(p, problems))]
     editions = [e for p in sorted((folder / "editions").glob("*.yaml"))
-                if (e := _load_edition(p, problems))] if with_editions and (folder / "editions").is_dir() else []
+                if (e := _load_edition(p, problems))] if with_editions else []
     if head is None:
         return None
     values, lines = head

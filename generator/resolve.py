@@ -251,7 +251,7 @@ _WHITESPACE = re.compile(r"\s+")
 _EXPORT = re.compile(r"^\s*export(?=\s|[{*])")
 
 
-def squeeze(line: str, unexported: bool = False) -> str:
+def squeeze(line: str, unexported: bool) -> str:
     """A line without whitespace (and, with ``unexported``, without an `export` keyword in front)."""
     if unexported:
         line = _EXPORT.sub("", line, count=1)

@@ -423,3 +423,19 @@ def test_a_yaml_file_named_after_the_map_in_the_alphabet_is_still_an_entry(folde
     write(folder, "notes.yaml", GOOD.replace("D1", "D2"))
     assert problems(folder) == ["notes.yaml:1: the entry's id is D2 but its file is named notes.yaml; name the "
                                 "file D2.yaml"]
+
+
+def test_the_map_reads_back_with_its_summary_records_and_shared_levers(folder: Path) -> None:
+    write(folder, "map.yaml", MAP + 'summary: Who decides.\nchecked: "2026-11-20"\nchecked_at: "0.9"\n'
+                              "shared_levers: D1\n")
+    [demo] = load_maps(folder.parent)
+    assert (demo.summary, demo.checked, demo.checked_at, demo.shared_levers) == ("Who decides.", "2026-11-20",
+                                                                                "0.9", "D1")
+    assert demo.recorded_version == "0.9"
+
+
+def test_edition_records_are_read_only_when_asked_for(folder: Path) -> None:
+    """`verify` reads no edition record (only pages show them): a damaged one does not stop it."""
+    write(folder, "editions/0.9-to-1.yaml", "from: 0.9\n")
+    assert load_maps(folder.parent, editions=False)[0].editions == ()
+    assert problems(folder)[0].startswith("editions/0.9-to-1.yaml:1: ")
