@@ -190,6 +190,23 @@ def test_a_whole_exported_declaration_is_named_by_its_declarator(text: str, rows
     assert _describe(text, *rows) == name
 
 
+@pytest.mark.parametrize("text, row, name", [
+    ("class A {\n\t[Symbol.iterator]() {\n\t\treturn 1;\n\t}\n}\n", 3, "A"),  # a computed name names nothing
+    ("const A = class {\n\trun() {\n\t\treturn 1;\n\t}\n};\n", 3, "A.run"),  # nor does a class without one
+    ("export default function () {\n\treturn 1;\n}\n", 2, ""),
+    ('const config = {\n\t"max-turns": () => {\n\t\treturn 1;\n\t},\n};\n', 3, "config.max-turns"),
+    ("const o = {\n\t'quoted': 1,\n};\n", 2, "o.quoted"),
+    ("class XBox {\n\trun() {\n\t\treturn 1;\n\t}\n}\n", 3, "XBox.run"),
+])
+def test_a_range_is_named_by_the_declarations_around_it(text: str, row: int, name: str) -> None:
+    assert _describe(text, row, row) == name
+
+
+def test_a_name_that_is_not_utf_8_is_read_with_a_replacement_character() -> None:
+    text = b'const o = {\n\t"caf\xe9": () => {\n\t\treturn 1;\n\t},\n};\n'
+    assert describe(SourceFile("src/x.ts", text), 2, 2) == "o.caf\ufffd"
+
+
 def test_cited_blank_lines_at_the_top_of_a_file_move_with_the_code_and_no_further() -> None:
     old = "\n\nfunction f() {\n\treturn 1;\n}\n"
     assert resolve_text(old, "\nfunction f() {\n\treturn 1;\n}\n\n", (1, 5)) == ("moved", (1, 4), "f")
