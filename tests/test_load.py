@@ -425,13 +425,22 @@ def test_a_yaml_file_named_after_the_map_in_the_alphabet_is_still_an_entry(folde
                                 "file D2.yaml"]
 
 
-def test_the_map_reads_back_with_its_summary_records_and_shared_levers(folder: Path) -> None:
+def test_the_map_reads_back_with_its_source_summary_records_and_shared_levers(folder: Path) -> None:
+    from generator.model import GitPin, NpmPackage, Source
+
     write(folder, "map.yaml", MAP + 'summary: Who decides.\nchecked: "2026-11-20"\nchecked_at: "0.9"\n'
                               "shared_levers: D1\n")
     [demo] = load_maps(folder.parent)
     assert (demo.summary, demo.checked, demo.checked_at, demo.shared_levers) == ("Who decides.", "2026-11-20",
                                                                                 "0.9", "D1")
     assert demo.recorded_version == "0.9"
+    assert demo.source == Source(git=GitPin("file:///nowhere", "v{version}", None))
+    write(folder, "map.yaml", MAP.replace('    ref: "v{version}"\n', '    ref: "v{version}"\n    commit: 0123abc\n'))
+    assert load_maps(folder.parent)[0].source.git == GitPin("file:///nowhere", "v{version}", "0123abc")
+    npm = "source:\n  npm:\n    - {package: '@x/ai', path: /packages/ai/}\n    - {package: y, path: y}\n"
+    npm = MAP.split("source:")[0] + npm
+    write(folder, "map.yaml", npm)
+    assert load_maps(folder.parent)[0].source == Source(npm=(NpmPackage("@x/ai", "packages/ai"), NpmPackage("y", "y")))
 
 
 def test_edition_records_are_read_only_when_asked_for(folder: Path) -> None:
