@@ -87,8 +87,7 @@ class SourceFile:
         self.lines = self.text.split("\n")
         if self.lines and self.lines[-1] == "":
             self.lines.pop()  # a final newline ends the last line; it does not start another
-        suffix = path[path.rfind("."):] if "." in path.rsplit("/", 1)[-1] else ""
-        self.suffix = suffix
+        self.suffix = PurePosixPath(path).suffix  # the grammar's, as has_grammar() reads it
         self._data = data
         self._tree: tree_sitter.Tree | None = None
         self._squeezed: tuple | None = None

@@ -516,7 +516,7 @@ def test_top_level_statements_without_a_declaration() -> None:
     assert resolve_text(old, old.replace("= 0", "= 1"), (3, 4)).status == "changed"
 
 
-@pytest.mark.parametrize("path", ["src/view.tsx", "src/legacy.js", "src/module.mjs"])
+@pytest.mark.parametrize("path", ["src/view.tsx", "src/legacy.js", "src/module.mjs", "src/v1.2/lib.ts"])
 def test_tsx_and_javascript_files(path: str) -> None:
     body = "\treturn <div>{props.label}</div>;\n" if path.endswith("tsx") else "\treturn props.label;\n"
     old = f"export function Label(props) {{\n{body}}}\n\nexport function Other() {{}}\n"
