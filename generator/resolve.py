@@ -224,7 +224,7 @@ class SourceFile:
                     continue
                 if _name(child) is not None:
                     names.append((child.start_point, symbol_path(child)))
-                elif child.child_count and child.type not in ("statement_block", "comment"):
+                elif child.child_count and child.type != "statement_block":  # (a comment is a leaf)
                     stack.append(child)
         return [n for _, n in sorted(names)]
 

@@ -197,9 +197,14 @@ def test_a_whole_exported_declaration_is_named_by_its_declarator(text: str, rows
     ('const config = {\n\t"max-turns": () => {\n\t\treturn 1;\n\t},\n};\n', 3, "config.max-turns"),
     ("const o = {\n\t'quoted': 1,\n};\n", 2, "o.quoted"),
     ("class XBox {\n\trun() {\n\t\treturn 1;\n\t}\n}\n", 3, "XBox.run"),
+    ("namespace N {\n\tfunction inner() {\n\t\treturn 1;\n\t}\n}\n", 4, "N.inner"),  # its closing brace alone
 ])
 def test_a_range_is_named_by_the_declarations_around_it(text: str, row: int, name: str) -> None:
     assert _describe(text, row, row) == name
+
+
+def test_a_range_from_inside_a_method_to_a_comment_after_it_is_named_by_the_class() -> None:
+    assert _describe("class A {\n\tm() {\n\t\treturn 1;\n\t}\n\t// end\n}\n", 3, 5) == "A"
 
 
 def test_a_name_that_is_not_utf_8_is_read_with_a_replacement_character() -> None:
