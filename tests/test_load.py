@@ -426,21 +426,23 @@ def test_a_yaml_file_named_after_the_map_in_the_alphabet_is_still_an_entry(folde
 
 
 def test_the_map_reads_back_with_its_source_summary_records_and_shared_levers(folder: Path) -> None:
-    from generator.model import GitPin, NpmPackage, Source
+    from generator.model import GitPin, Group, NpmPackage, Source
 
     write(folder, "map.yaml", MAP + 'summary: Who decides.\nchecked: "2026-11-20"\nchecked_at: "0.9"\n'
-                              "shared_levers: D1\n")
+                              "shared_levers: D1\ngroups:\n  - {id: D, title: Decisions, about: The loop.}\n"
+                              "  - {id: G, title: Gates}\n")
     [demo] = load_maps(folder.parent)
+    assert demo.groups == (Group("D", "Decisions", "The loop."), Group("G", "Gates", None))
     assert (demo.summary, demo.checked, demo.checked_at, demo.shared_levers) == ("Who decides.", "2026-11-20",
                                                                                 "0.9", "D1")
     assert demo.recorded_version == "0.9"
     assert demo.source == Source(git=GitPin("file:///nowhere", "v{version}", None))
     write(folder, "map.yaml", MAP.replace('    ref: "v{version}"\n', '    ref: "v{version}"\n    commit: 0123abc\n'))
     assert load_maps(folder.parent)[0].source.git == GitPin("file:///nowhere", "v{version}", "0123abc")
-    npm = "source:\n  npm:\n    - {package: '@x/ai', path: /packages/ai/}\n    - {package: y, path: y}\n"
+    npm = "source:\n  npm:\n    - {package: '@x/ai', path: /packages/ai/}\n    - {package: y, path: tools/X}\n"
     npm = MAP.split("source:")[0] + npm
     write(folder, "map.yaml", npm)
-    assert load_maps(folder.parent)[0].source == Source(npm=(NpmPackage("@x/ai", "packages/ai"), NpmPackage("y", "y")))
+    assert load_maps(folder.parent)[0].source == Source(npm=(NpmPackage("@x/ai", "packages/ai"), NpmPackage("y", "tools/X")))
 
 
 def test_edition_records_are_read_only_when_asked_for(folder: Path) -> None:
