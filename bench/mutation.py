@@ -231,8 +231,9 @@ def only_mutate(config: str, module: str) -> str:
 
 def bring_in_current(work: Path, module: str, tests: list[str] | None) -> None:
     """The current code, tests and test selection into the copy of an earlier run, and that run's
-    survivors marked untested: mutmut then tests them, and the mutants of every function whose code
-    changed (it runs the tests new to the selection first, to learn which functions they reach)."""
+    survivors not explained as equivalent marked untested: mutmut then tests them, and the mutants
+    of every function whose code changed (it runs the tests new to the selection first, to learn
+    which functions they reach)."""
     for name in ("generator", "tests", "bench"):  # bench: the plugin that orders the tests
         shutil.rmtree(work / name)
         shutil.copytree(ROOT / name, work / name, ignore=_IGNORED, symlinks=True)
@@ -241,8 +242,10 @@ def bring_in_current(work: Path, module: str, tests: list[str] | None) -> None:
     config.write_text(select_tests(text, tests) if tests else text)
     meta = work / "mutants" / f"{module}.meta"
     data = json.loads(meta.read_text())
-    data["exit_code_by_key"] = {name: (None if STATUS.get(code) in ("survived", "no tests") else code)
-                                for name, code in data["exit_code_by_key"].items()}
+    # a survivor explained as equivalent keeps its verdict (mutmut tests it again if its function changed)
+    explained = read_equivalents()
+    data["exit_code_by_key"] = {name: (None if STATUS.get(code) in ("survived", "no tests") and name not in explained
+                                       else code) for name, code in data["exit_code_by_key"].items()}
     meta.write_text(json.dumps(data))
 
 

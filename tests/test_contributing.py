@@ -167,20 +167,21 @@ def _mutation_script():
 
 def test_a_mutation_run_again_tests_the_survivors_with_the_current_code_and_tests(tmp_path: Path):
     """`--again` brings today's generator/, tests/ and test selection into the copy of the last run,
-    mutates that one module only, and leaves mutmut the survivors to test again (killed ones keep
-    their verdict)."""
+    mutates that one module only, and leaves mutmut the survivors to test again (killed ones and
+    those explained as equivalent keep their verdict)."""
     mutation = _mutation_script()
     work = tmp_path / "verify"
     for folder in ("generator", "tests", "bench", "mutants/generator"):
         (work / folder).mkdir(parents=True)
     (work / "generator" / "stale.py").write_text("# an older copy\n")
     (work / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
+    explained = next(iter(mutation.read_equivalents()))  # a survivor explained as equivalent
     names = {"generator.verify.x_a__mutmut_1": 1, "generator.verify.x_a__mutmut_2": 0,
-             "generator.verify.x_a__mutmut_3": 33, "generator.verify.x_a__mutmut_4": None}
+             "generator.verify.x_a__mutmut_3": 33, "generator.verify.x_a__mutmut_4": None, explained: 0}
     (work / "mutants" / "generator" / "verify.py.meta").write_text(json.dumps({"exit_code_by_key": names}))
     mutation.bring_in_current(work, "generator/verify.py", ["tests/test_records.py", "tests/test_new.py"])
     codes = json.loads((work / "mutants" / "generator" / "verify.py.meta").read_text())["exit_code_by_key"]
-    assert list(codes.values()) == [1, None, None, None]
+    assert list(codes.values()) == [1, None, None, None, 0]
     assert not (work / "generator" / "stale.py").exists()
     assert (work / "generator" / "verify.py").read_text() == (ROOT / "generator" / "verify.py").read_text()
     assert (work / "tests" / "conftest.py").is_file() and (work / "bench" / "mutation_order.py").is_file()
