@@ -450,3 +450,42 @@ def test_edition_records_are_read_only_when_asked_for(folder: Path) -> None:
     write(folder, "editions/0.9-to-1.yaml", "from: 0.9\n")
     assert load_maps(folder.parent, editions=False)[0].editions == ()
     assert problems(folder)[0].startswith("editions/0.9-to-1.yaml:1: ")
+
+
+def test_an_entry_reads_back_with_every_field(folder: Path) -> None:
+    """What an entry's page shows: each field as written."""
+    from generator.model import Failure, Override, Review, Upstream
+
+    write(folder, "D2.yaml", """id: D2
+question: Who stops the loop?
+decided_by: code
+overrides: [{by: person, when: At the limit.}]
+answer: The code does.
+changed_by: An extension.
+checks: A test.
+reviewed: {version: "1.0", date: 2026-11-20, by: a second reader, checked: every claim}
+cites:
+  - {file: src/a.ts, lines: 1}
+""")
+    write(folder, "P1.yaml", """id: P1
+kind: problem
+title: It breaks.
+description: When piped.
+upstream: {issue: 12, status: open, checked: 2026-11-21, fixed_in: "1.1"}
+failures: [{issue: 7, title: Broken pipe, status: closed, checked: 2026-11-22}, {issue: 8, title: Again}]
+reviewed: {version: "1.0", date: 2026-11-20}
+cites:
+  - {file: src/a.ts, lines: 2}
+""")
+    [demo] = load_maps(folder.parent)
+    decision, problem = demo.entry("D2"), demo.entry("P1")
+    assert (decision.kind, decision.question, decision.decided_by, decision.answer) == (
+        "decision", "Who stops the loop?", "code", "The code does.")
+    assert (decision.changed_by, decision.checks, decision.overrides) == (
+        "An extension.", "A test.", (Override("person", "At the limit."),))
+    assert decision.reviewed == Review("1.0", "2026-11-20", "a second reader", "every claim")
+    assert (decision.path, decision.line, decision.upstream, decision.failures) == (folder / "D2.yaml", 1, None, ())
+    assert (problem.kind, problem.title, problem.description) == ("problem", "It breaks.", "When piped.")
+    assert problem.upstream == Upstream(12, "open", "2026-11-21", "1.1")
+    assert problem.failures == (Failure(7, "Broken pipe", "closed", "2026-11-22"), Failure(8, "Again", None, None))
+    assert problem.reviewed == Review("1.0", "2026-11-20", None, None) and problem.overrides == ()
