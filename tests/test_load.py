@@ -442,7 +442,8 @@ def test_the_map_reads_back_with_its_source_summary_records_and_shared_levers(fo
     npm = "source:\n  npm:\n    - {package: '@x/ai', path: /packages/ai/}\n    - {package: y, path: tools/X}\n"
     npm = MAP.split("source:")[0] + npm
     write(folder, "map.yaml", npm)
-    assert load_maps(folder.parent)[0].source == Source(npm=(NpmPackage("@x/ai", "packages/ai"), NpmPackage("y", "tools/X")))
+    packages = (NpmPackage("@x/ai", "packages/ai"), NpmPackage("y", "tools/X"))
+    assert load_maps(folder.parent)[0].source == Source(npm=packages)
 
 
 def test_edition_records_are_read_only_when_asked_for(folder: Path) -> None:
