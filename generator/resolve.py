@@ -386,7 +386,7 @@ def place(anchor: Anchor, source: SourceFile, target: SourceFile | None) -> Plac
         return Placement("missing", None, anchor.display)
     scopes = _scopes(anchor, target)
     everywhere = target.find(anchor.fingerprint)
-    everywhere = [p for p in everywhere if _same_tokens(source, anchor, target, p)]
+    everywhere = [p for p in everywhere if _same_tokens(source, anchor, target, p, ignore_export=False)]
     chosen = None
     if everywhere:
         inside = [p for p in everywhere if any(s[0] <= p[0] and p[1] <= s[1] for s in scopes)] if scopes else []
@@ -514,7 +514,7 @@ def _scopes(anchor: Anchor, target: SourceFile) -> list[tuple[int, int]]:
 
 
 def _same_tokens(source: SourceFile, anchor: Anchor, target: SourceFile, rows: tuple[int, int],
-                 ignore_export: bool = False) -> bool:
+                 ignore_export: bool) -> bool:
     """True when the cited code and the candidate differ at most in whitespace outside strings
     (and, with ``ignore_export``, in an `export` keyword in front)."""
     first, last = anchor.first + anchor.lead, anchor.last - anchor.trail

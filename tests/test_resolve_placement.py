@@ -84,6 +84,12 @@ def test_a_changed_citation_in_a_long_function_of_repeated_lines_stays_its_size(
     assert outcome.lines[1] - outcome.lines[0] < 5
 
 
+def test_a_moved_range_over_more_than_three_declarations_names_three_and_an_ellipsis() -> None:
+    functions = "".join(f"function f{i}() {{\n\treturn {i};\n}}\n" for i in range(1, 6))
+    assert resolve_text(functions, "// h\n" + functions, (1, 12)) == ("moved", (2, 13), "f1, f2, f3, …")
+    assert resolve_text(functions, "// h\n" + functions, (1, 9)) == ("moved", (2, 10), "f1, f2, f3")
+
+
 def test_code_spelled_the_same_without_its_spaces_is_a_change() -> None:
     """`typeof v` and `typeofv` have the same characters but not the same tokens."""
     old = "function kind(v) {\n\treturn typeof v;\n}\n"
