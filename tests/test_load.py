@@ -426,12 +426,13 @@ def test_a_yaml_file_named_after_the_map_in_the_alphabet_is_still_an_entry(folde
 
 
 def test_the_map_reads_back_with_its_source_summary_records_and_shared_levers(folder: Path) -> None:
-    from generator.model import GitPin, Group, NpmPackage, Source
+    from generator.model import GitPin, Group, NpmPackage, Section, Source
 
     write(folder, "map.yaml", MAP + 'summary: Who decides.\nchecked: "2026-11-20"\nchecked_at: "0.9"\n'
                               "shared_levers: D1\ngroups:\n  - {id: D, title: Decisions, about: The loop.}\n"
-                              "  - {id: G, title: Gates}\n")
+                              "  - {id: G, title: Gates}\nsections:\n  - {title: The loop, ids: [D1]}\n")
     [demo] = load_maps(folder.parent)
+    assert demo.sections == (Section("The loop", ("D1",)),)
     assert demo.groups == (Group("D", "Decisions", "The loop."), Group("G", "Gates", None))
     assert (demo.summary, demo.checked, demo.checked_at, demo.shared_levers) == ("Who decides.", "2026-11-20",
                                                                                 "0.9", "D1")
@@ -490,3 +491,8 @@ cites:
     assert problem.upstream == Upstream(12, "open", "2026-11-21", "1.1")
     assert problem.failures == (Failure(7, "Broken pipe", "closed", "2026-11-22"), Failure(8, "Again", None, None))
     assert problem.reviewed == Review("1.0", "2026-11-20", None, None) and problem.overrides == ()
+
+
+def test_an_entry_file_that_cannot_be_read_is_named(folder: Path) -> None:
+    (folder / "D2.yaml").mkdir()  # a folder where a file was meant
+    assert problems(folder) == ["D2.yaml:0: cannot read: Is a directory"]
