@@ -242,12 +242,27 @@ def test_other_file_level_errors(folder: Path) -> None:
     (folder / "D3.yaml").write_bytes(entry_yaml("D3", [("a.ts", 1)]).encode().replace(b"Plain", b"Pl\xe9in"))
     write(folder, "D4.yaml", GOOD.replace("D1", "D4") + "---\n" + GOOD)
     write(folder, "D5.yaml", entry_yaml("D5", "  - &b {file: a.ts, lines: 1}\n  - *b\n"))
+    write(folder, "D6.yaml", "\ufeff\n  # an indented comment, after a byte order mark\n")
+    write(folder, "D7.yaml", entry_yaml("D7", [("a.ts", 1)]).replace("answer: ", "answer: &a "))  # no alias
     assert problems(folder) == [
         "D2.yaml:0: file is empty; write the entry's fields, or delete the file",
         "D3.yaml:4: is not UTF-8 text; save the file as UTF-8",
         "D4.yaml:0: holds 2 YAML documents; keep exactly one",
         "D5.yaml:6: YAML anchors and aliases (&, *) are not allowed; write the value out",
+        "D6.yaml:0: file is empty; write the entry's fields, or delete the file",
+        "D7.yaml:4: YAML anchors and aliases (&, *) are not allowed; write the value out",
     ]
+
+
+def test_a_byte_order_mark_and_a_file_of_the_largest_size_load(folder: Path) -> None:
+    from generator.load import MAX_FILE_BYTES
+
+    write(folder, "D2.yaml", "\ufeff" + entry_yaml("D2", [("a.ts", 1)]))
+    text = entry_yaml("D3", [("a.ts", 1)])
+    write(folder, "D3.yaml", text + "#" * (MAX_FILE_BYTES - len(text) - 1) + "\n")
+    assert (folder / "D3.yaml").stat().st_size == MAX_FILE_BYTES
+    [demo] = load_maps(folder.parent)
+    assert [e.id for e in demo.entries] == ["D1", "D2", "D3"]
 
 
 def test_unsafe_prose(folder: Path) -> None:
