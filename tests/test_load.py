@@ -244,6 +244,7 @@ def test_other_file_level_errors(folder: Path) -> None:
     write(folder, "D5.yaml", entry_yaml("D5", "  - &b {file: a.ts, lines: 1}\n  - *b\n"))
     write(folder, "D6.yaml", "\ufeff\n  # an indented comment, after a byte order mark\n")
     write(folder, "D7.yaml", entry_yaml("D7", [("a.ts", 1)]).replace("answer: ", "answer: &a "))  # no alias
+    write(folder, "D8.yaml", entry_yaml("D8", [("a.ts", 1)]).replace("answer: Plain code.", "answer: *a"))  # no anchor
     assert problems(folder) == [
         "D2.yaml:0: file is empty; write the entry's fields, or delete the file",
         "D3.yaml:4: is not UTF-8 text; save the file as UTF-8",
@@ -251,6 +252,7 @@ def test_other_file_level_errors(folder: Path) -> None:
         "D5.yaml:6: YAML anchors and aliases (&, *) are not allowed; write the value out",
         "D6.yaml:0: file is empty; write the entry's fields, or delete the file",
         "D7.yaml:4: YAML anchors and aliases (&, *) are not allowed; write the value out",
+        "D8.yaml:4: YAML anchors and aliases (&, *) are not allowed; write the value out",
     ]
 
 

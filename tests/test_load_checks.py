@@ -49,6 +49,12 @@ def test_nesting_over_many_lines_is_named_at_the_thirteenth_bracket(capsys, tmp_
         "error: D1.yaml:20: nested 13 levels deep; entries never nest deeper than 12"]
 
 
+def test_twelve_levels_of_nesting_are_not_too_deep(capsys, tmp_path) -> None:
+    text = GOOD + "e: " + "[" * 12 + "]" * 12 + "\n"
+    [error] = problems(capsys, tmp_path, text)
+    assert error.startswith("error: D1.yaml:8: unknown key 'e'"), error
+
+
 def test_a_probe_expect_may_hold_forty_names_not_forty_one(capsys, tmp_path) -> None:
     def with_expect(count: int) -> str:
         names = ", ".join(f"k{n}: true" for n in range(count))
