@@ -513,3 +513,12 @@ cites:
 def test_an_entry_file_that_cannot_be_read_is_named(folder: Path) -> None:
     (folder / "D2.yaml").mkdir()  # a folder where a file was meant
     assert problems(folder) == ["D2.yaml:0: cannot read: Is a directory"]
+
+
+def test_a_raw_control_character_is_named_at_its_first_line(folder: Path) -> None:
+    text = entry_yaml("D2", [("a.ts", 1)])
+    lines = text.splitlines(keepends=True)
+    lines[3] = lines[3].replace("Plain", "Pl\x07ain")
+    lines[4] = lines[4].rstrip("\n") + " \x07\n"
+    write(folder, "D2.yaml", "".join(lines))
+    assert problems(folder) == ["D2.yaml:4: holds the control character U+0007; remove it"]
