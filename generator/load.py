@@ -262,8 +262,8 @@ def _load_overlay(path: Path, problems: list[Problem]) -> Overlay | None:
 
 def _validated(path: Path, spec: schema.Record, problems: list[Problem],
                keep_nodes: bool = False) -> tuple[dict, dict] | None:
-    """Parse and check one file; returns (values, {key path: 1-based line}, a line for every key
-    path checked) or None on error."""
+    """Parse and check one file; returns (values, {key path: 1-based line}) or None on error. Every
+    key path the checker visited has its line, so a caller may index that table directly."""
     node = _parse(path, problems)
     if node is None:
         return None
