@@ -84,8 +84,9 @@ def pytest_configure(config: pytest.Config) -> None:
     bench/mutation_order.py (it changes nothing in any other run)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("mutation_order", ROOT / "bench" / "mutation_order.py")
-    if spec is not None and spec.loader is not None and Path(spec.origin).is_file():
+    plugin = ROOT / "bench" / "mutation_order.py"
+    if plugin.is_file():
+        spec = importlib.util.spec_from_file_location("mutation_order", plugin)
         order = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(order)
         config.pluginmanager.register(order, "mutation-order")
