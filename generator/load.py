@@ -270,7 +270,7 @@ def _validated(path: Path, spec: schema.Record, problems: list[Problem],
     checker = _Checker(path, keep_nodes)
     values = checker.check(node, spec, ())
     problems.extend(checker.problems)
-    if checker.problems or values is None:
+    if checker.problems:  # a failed check gave None in place of its value: nothing half-checked goes on
         return None
     return values, checker.lines
 
@@ -318,36 +318,38 @@ def _parse(path: Path, problems: list[Problem]) -> yaml.Node | None:
                                 f"deeper than {MAX_DEPTH} levels"))
         return None
     except yaml.reader.ReaderError as err:  # a raw control character: the reader gives no line
-        char = chr(err.character) if isinstance(err.character, int) else str(err.character)
-        at = text.find(char) if char else -1
-        problems.append(Problem(path, text.count("\n", 0, at) + 1 if at >= 0 else 0,
-                                f"holds the control character U+{ord(char[:1] or ' '):04X}; remove it"))
+        line = text[: text.find(chr(err.character))].count("\n") + 1  # the reader read it from text
+        problems.append(Problem(path, line, f"holds the control character U+{err.character:04X}; remove it"))
         return None
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        what = err.problem or "invalid YAML"
-        if mark is not None and mark.line >= len(text.splitlines()) and err.context_mark is not None:
-            # The end of the file: what was left open (a quote, a bracket) starts at the context mark.
-            mark = err.context_mark
-            what += f" ({err.context} that starts on this line; close it)" if err.context else ""
-        if "nesting depth" in what:
-            what += f"; entries never nest deeper than {MAX_DEPTH} levels"
-        if "\t" in text and "tab" in what.lower() or (mark and "\t" in text.splitlines()[mark.line][: mark.column + 1]
-                                                      if mark and mark.line < len(text.splitlines()) else False):
-            what += " (YAML does not allow tabs for indentation; indent with spaces)"
-        elif "mapping values are not allowed" in what:
-            what += " (a value holding ': ' must be quoted, or written as a block after `>-`)"
-        elif "expected '-' indicator" in what or "expected <block end>" in what:
-            what += " (check the indentation: list items and keys of one mapping line up)"
-        problems.append(Problem(path, mark.line + 1 if mark else 0, f"YAML syntax error: {what}"))
-        return None
-    except yaml.YAMLError as err:
-        problems.append(Problem(path, 0, f"YAML syntax error: {err}"))
+    except yaml.MarkedYAMLError as err:  # a scanner or parser error: both always carry a problem and its mark
+        problems.append(Problem(path, *_syntax_error(err, text)))
         return None
     if len(nodes) != 1:
         problems.append(Problem(path, 0, f"holds {len(nodes)} YAML documents; keep exactly one"))
         return None
     return nodes[0]
+
+
+_INDENTATION = ("expected '-' indicator", "expected <block end>", "did not find expected key")
+
+
+def _syntax_error(err: yaml.MarkedYAMLError, text: str) -> tuple[int, str]:
+    """The line of a YAML syntax error and its wording, with a hint at the usual cause."""
+    mark, what = err.problem_mark, err.problem
+    if mark.index >= len(text) and err.context_mark is not None:
+        # The end of the file: what was left open (a quote, a bracket) starts at the context mark.
+        mark = err.context_mark
+        what += f" ({err.context} that starts on this line; close it)"
+    if "nesting depth" in what:
+        what += f"; entries never nest deeper than {MAX_DEPTH} levels"
+    indentation = text[: mark.index + 1].rpartition("\n")[2]  # the mark's line, up to the mark
+    if "\t" in indentation and not indentation.strip():
+        what += " (YAML does not allow tabs for indentation; indent with spaces)"
+    elif "mapping values are not allowed" in what:
+        what += " (a value holding ': ' must be quoted, or written as a block after `>-`)"
+    elif any(message in what for message in _INDENTATION):
+        what += " (check the indentation: list items and keys of one mapping line up)"
+    return mark.line + 1, f"YAML syntax error: {what}"
 
 
 _BRACKETS = re.compile(r"[\[\]{}]")
@@ -384,7 +386,9 @@ def depth_line(text: str) -> int:
 
 
 class _Checker:
-    """Walks a composed YAML node against a spec, collecting problems with their lines."""
+    """Walks a composed YAML node against a spec, collecting problems with their lines. A failed
+    check records its problem and gives None in place of the value; `_validated` then drops the
+    values of the whole file, so a half-checked value never reaches the model."""
 
     def __init__(self, path: Path, keep_nodes: bool):
         self.path = path
@@ -412,8 +416,7 @@ class _Checker:
             if len(node.value) < spec.min_items:
                 self.fail(node, f"{name} must list at least {spec.min_items} item(s)")
                 return None
-            items = [self.check(item, spec.item, where + (i,)) for i, item in enumerate(node.value)]
-            return None if any(i is None for i in items) else items
+            return [self.check(item, spec.item, where + (i,)) for i, item in enumerate(node.value)]
         if isinstance(spec, schema.FlatMapping):
             return self._flat_mapping(node, spec, name)
         if not isinstance(node, yaml.ScalarNode):
@@ -427,28 +430,21 @@ class _Checker:
             return None
         out: dict[str, Any] = {}
         key_lines: dict[str, int] = {}
-        ok = True
         for key_node, value_node in node.value:
-            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
-            if key is None or not isinstance(key, str):
+            if not isinstance(key_node, yaml.ScalarNode):  # `? [a, b]` or `? {a: b}`
                 self.fail(key_node, f"{name} has a key that is not a plain name")
-                ok = False
                 continue
+            key = key_node.value
             if key in key_lines:
                 self.fail(key_node, f"duplicate key '{key}' (first at line {key_lines[key]}); keep one")
-                ok = False
                 continue
             key_lines[key] = key_node.start_mark.line + 1
             if key not in spec.fields:
                 hint = _closest(key, spec.fields)
                 self.fail(key_node, f"unknown key '{key}'" + (f" in {name}" if where else "") +
                           (f"; did you mean '{hint}'?" if hint else f"; allowed: {', '.join(spec.fields)}"))
-                ok = False
                 continue
-            value = self.check(value_node, spec.fields[key], where + (key,))
-            if value is None:
-                ok = False
-            out[key] = value
+            out[key] = self.check(value_node, spec.fields[key], where + (key,))
         for key, default in spec.defaults.items():
             out.setdefault(key, default)
         needed = list(spec.required)
@@ -459,20 +455,17 @@ class _Checker:
         if missing:
             self.fail(node, f"{name} is missing required key{'s' if len(missing) > 1 else ''}: "
                       f"{', '.join(missing)}")
-            ok = False
         for keys in spec.one_of:
             present = [k for k in keys if k in key_lines]
             if len(present) != 1:
                 self.fail(node, f"{name} must have exactly one of: {', '.join(keys)}")
-                ok = False
         if spec is schema.CITATION and isinstance(out.get("file"), str) and _leaves_tree(out["file"]):
             self.problems.append(Problem(self.path, key_lines["file"], f"cited path '{out['file']}' leaves the "
                                          "source tree; give a path relative to the repository root, without '..'"))
-            ok = False
         if self.keep_nodes:
             out["__node__"] = node
             out["__lines__"] = key_lines
-        return out if ok else None
+        return out
 
     def _flat_mapping(self, node: yaml.Node, spec: schema.FlatMapping, name: str) -> list | None:
         """(key, value) pairs in the order written; values are JSON scalars (no dates, no nesting)."""

@@ -109,3 +109,62 @@ def test_a_value_of_the_wrong_form_says_the_form(capsys, tmp_path, edit, said: s
 def test_a_probe_expects_json_scalars(capsys, tmp_path, value: str, said: str | None) -> None:
     text = GOOD.replace("cites:", f"probe:\n  shows: It runs.\n  expect: {{n: {value}}}\ncites:")
     assert problems(capsys, tmp_path, text, probe=True) == ([f"error: D1.yaml:7: {said}"] if said else [])
+
+
+SYNTAX = "error: D1.yaml:{}: YAML syntax error: {}"
+TABS = " (YAML does not allow tabs for indentation; indent with spaces)"
+LINE_UP = " (check the indentation: list items and keys of one mapping line up)"
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    # left open at the end of the file (with or without a last newline): named where it was opened
+    (GOOD + 'notes: "open\n\n', SYNTAX.format(8, "found unexpected end of stream (while scanning a quoted "
+                                               "scalar that starts on this line; close it)")),
+    (GOOD + "notes: 'open", SYNTAX.format(8, "found unexpected end of stream (while scanning a quoted "
+                                           "scalar that starts on this line; close it)")),
+    (GOOD + "notes: [a,\n  b\n", SYNTAX.format(8, "did not find expected ',' or ']' (while parsing a flow "
+                                               "sequence that starts on this line; close it)")),
+    # a tab in the indentation, where the parser stops
+    (GOOD.replace("answer: Plain code.", "answer: Plain\n\tcode: 1"),
+     SYNTAX.format(5, "found a tab character that violates indentation" + TABS)),
+    (GOOD.replace("  - file", "\t- file"), SYNTAX.format(6, "found character that cannot start any token" + TABS)),
+    # a tab earlier on the line is not the cause
+    (GOOD.replace("answer: Plain code.", "answer: a\tb: c"),
+     SYNTAX.format(4, "mapping values are not allowed in this context (a value holding ': ' must be quoted, "
+                      "or written as a block after `>-`)")),
+    (GOOD.replace("    lines: 1", "   lines: 1"), SYNTAX.format(7, "did not find expected '-' indicator"
+                                                                           + LINE_UP)),
+    (GOOD.replace("cites:\n", "cites:\n  - a\n cited: no\n"), SYNTAX.format(7, "did not find expected key"
+                                                                             + LINE_UP)),
+    (GOOD.replace("answer: Plain code.", "answer:\n  " + "- " * 1100 + "x"),
+     SYNTAX.format(5, "exceeded maximum nesting depth; entries never nest deeper than 12 levels")),
+    # a raw control character is named at its line, even the file's first character
+    ("\x01" + GOOD, "error: D1.yaml:1: holds the control character U+0001; remove it"),
+    (GOOD.replace("Plain code.", "Plain \U0001f600 code \ufffe."),
+     "error: D1.yaml:4: holds the control character U+FFFE; remove it"),
+    # brackets opened and never closed count as nesting too; a closed one gives back one level
+    (GOOD + "notes: " + "[" * 13 + "\n", "error: D1.yaml:8: nested 13 levels deep; entries never nest deeper than 12"),
+    (GOOD + "notes: [[a], " + "[" * 12 + "b" + "]" * 13 + "\n",
+     "error: D1.yaml:8: nested 13 levels deep; entries never nest deeper than 12"),
+], ids=["quote-at-end", "quote-at-end-no-newline", "bracket-at-end", "tab-in-block", "tab-before-dash",
+        "tab-inside-a-value", "key-out-of-line", "mapping-out-of-line", "libyaml-depth", "control-first",
+        "control-non-ascii", "unclosed-brackets", "closed-then-deep"])
+def test_yaml_syntax_errors_name_the_line_and_the_likely_cause(capsys, tmp_path, text: str, error: str) -> None:
+    assert problems(capsys, tmp_path, text) == [error]
+
+
+NOT_A_NAME = ["error: D1.yaml:1: the file is missing required key: answer",
+              "error: D1.yaml:4: the file has a key that is not a plain name"]
+
+
+@pytest.mark.parametrize(("change", "errors"), [
+    ("answer: !!binary UGxhaW4=", ["error: D1.yaml:4: answer has the YAML tag !!binary; tags are not allowed, "
+                                   "write a plain value"]),
+    ("answer: !plain Plain code.", ["error: D1.yaml:4: answer has the YAML tag !plain; tags are not allowed, "
+                                    "write a plain value"]),
+    ("? [answer, again]\n: Plain code.", NOT_A_NAME),
+    ("? {answer: 1}\n: Plain code.", NOT_A_NAME),
+])
+def test_a_tag_or_a_key_that_is_not_a_name_is_refused_at_its_line(capsys, tmp_path, change: str,
+                                                                  errors: list[str]) -> None:
+    assert problems(capsys, tmp_path, GOOD.replace("answer: Plain code.", change)) == errors
