@@ -284,7 +284,7 @@ def _parse(path: Path, problems: list[Problem]) -> yaml.Node | None:
     if len(data) > MAX_FILE_BYTES:
         # Named at the line where the limit is passed: that is where the huge value sits.
         problems.append(Problem(path, data[:MAX_FILE_BYTES].count(b"\n") + 1, f"file is {len(data):,} bytes; "
-                                f"an entry must stay under {MAX_FILE_BYTES:,} bytes; shorten this line's value"))
+                                f"an entry holds {MAX_FILE_BYTES:,} bytes at most; shorten this line's value"))
         return None
     try:
         text = data.decode("utf-8")
@@ -507,7 +507,7 @@ class _Checker:
             return value
         if isinstance(spec, schema.LineRange):
             return self._line_range(node, name)
-        if value is None and node.tag != "tag:yaml.org,2002:str":
+        if value is None:  # `key:` or `key: null`; a quoted "" is text
             self.fail(node, f"{name} is empty; give it a value or remove the key")
             return None
         if isinstance(value, bool) or not isinstance(value, (str, int, float, date)):
@@ -527,7 +527,7 @@ class _Checker:
             self.fail(node, f"{name} is empty; write it, or remove the key")
             return None
         if len(text) > spec.max_length:
-            self.fail(node, f"{name} is {len(text):,} characters; keep it under {spec.max_length:,}")
+            self.fail(node, f"{name} is {len(text):,} characters; shorten it to {spec.max_length:,} at most")
             return None
         bad = _FORBIDDEN_CHARS.search(text)
         if bad:

@@ -294,6 +294,8 @@ def test_deep_nesting_without_libyaml(base: Project, tmp_path: Path, capsys: pyt
     monkeypatch.chdir(tmp_path)
     run = run_main(capsys, "verify", "--decisions", decisions, "--quiet")
     check_failure(run, case)
+    assert run.stderr.splitlines()[0].endswith(
+        "D2.yaml:6: nested too deeply; entries never nest deeper than 12 levels"), run.stderr
 
 
 def test_lines_are_read_as_written(base: Project, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -168,3 +168,27 @@ NOT_A_NAME = ["error: D1.yaml:1: the file is missing required key: answer",
 def test_a_tag_or_a_key_that_is_not_a_name_is_refused_at_its_line(capsys, tmp_path, change: str,
                                                                   errors: list[str]) -> None:
     assert problems(capsys, tmp_path, GOOD.replace("answer: Plain code.", change)) == errors
+
+
+RECORD = "    lines: 1\n    record: {{symbol: a, length: {}, digest: 0123456789ab}}\n"
+
+
+@pytest.mark.parametrize(("change", "error"), [
+    # a whole number written in decimal digits, at least 1
+    (("    lines: 1\n", RECORD.format("0")),
+     "D1.yaml:8: cites.0.record.length must be a whole number of at least 1, not '0'"),
+    (("    lines: 1\n", RECORD.format("0x10")),
+     "D1.yaml:8: cites.0.record.length must be a whole number of at least 1, not '0x10'"),
+    # the placeholder `new` writes, named by its first 40 characters
+    (("Plain code.", "TODO - say who decides, in one sentence, then cite it"),
+     "D1.yaml:4: answer is still the placeholder 'TODO - say who decides, in one sentence,'; "
+     "write it (see decisions/FORMAT.md)"),
+    # 4,000 characters are allowed, not one more
+    (("Plain code.", "x" * 4001), "D1.yaml:4: answer is 4,001 characters; shorten it to 4,000 at most"),
+])
+def test_numbers_placeholders_and_lengths_are_checked_to_the_boundary(capsys, tmp_path, change, error) -> None:
+    assert problems(capsys, tmp_path, GOOD.replace(*change)) == [f"error: {error}"]
+
+
+def test_a_field_of_exactly_the_longest_length_loads(capsys, tmp_path) -> None:
+    assert problems(capsys, tmp_path, GOOD.replace("Plain code.", "x" * 4000)) == []
