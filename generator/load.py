@@ -575,8 +575,6 @@ def _leaves_tree(file: str) -> bool:
 
 def _construct(node: yaml.ScalarNode) -> Any:
     """The Python value of a scalar as YAML reads it (42 is a number, yes is a bool)."""
-    if node.tag == "tag:yaml.org,2002:str":
-        return node.value
     construct = _CONSTRUCTOR.yaml_constructors.get(node.tag)
     try:
         # the tag's own function: construct_object() would also keep every node it ever saw

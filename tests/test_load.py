@@ -302,6 +302,14 @@ def test_missing_decisions_folder(tmp_path: Path, capsys: pytest.CaptureFixture)
                                   "holding a map.yaml")
 
 
+def test_a_decisions_folder_without_a_map(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "decisions" / "pi").mkdir(parents=True)  # a map folder whose map.yaml is not written yet
+    run = run_main(capsys, "verify", "--decisions", tmp_path / "decisions")
+    assert run.code == 2
+    assert run.errors[0] == (f"error: {tmp_path / 'decisions'}: holds no map: expected a folder with a map.yaml "
+                             "(for example decisions/pi/map.yaml)")
+
+
 # --- errors only the source tree at the pin can show ------------------------------------------------
 
 

@@ -70,7 +70,8 @@ def test_a_probe_expect_may_hold_forty_names_not_forty_one(capsys, tmp_path) -> 
     ("\n    ? [ran]\n    : true", "probe.expect has the key None; keys are names such as `ran` or `exit_code`"),
     ("{ran: [true]}", "probe.expect.ran must be text, a number, true, false or null (a JSON scalar)"),
     ("[ran, true]", "probe.expect must be a mapping of names to values, e.g. {ran: true}"),
-], ids=["duplicate-key", "key-not-a-name", "value-not-a-scalar", "a-list"])
+    ("{ran: !maybe yes}", "probe.expect.ran must be text, a number, true, false or null (a JSON scalar)"),
+], ids=["duplicate-key", "key-not-a-name", "value-not-a-scalar", "a-list", "value-with-a-tag"])
 def test_a_probe_expect_that_is_no_flat_mapping_of_names(capsys, tmp_path, expect: str, said: str) -> None:
     text = GOOD.replace("cites:", f"probe:\n  shows: It runs.\n  expect: {expect}\ncites:")
     [line] = problems(capsys, tmp_path, text, probe=True)
