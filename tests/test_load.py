@@ -276,6 +276,19 @@ def test_unsafe_prose(folder: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(("answer", "said"), [
+    # a link's address is shown by its first 40 characters
+    ("See [it](vbscript:msgbox(0123456789012345678901234567890123456789)).",
+     "answer links to 'vbscript:msgbox(012345678901234567890123'; links may only go to http(s)"),
+    # a bare address right after a code span is still outside backticks
+    ("Run `x`data:text/html,hi there.",
+     "answer holds a data: address outside backticks; links may only go to http(s)"),
+])
+def test_an_unsafe_address_is_named_in_the_message(folder: Path, answer: str, said: str) -> None:
+    write(folder, "D2.yaml", entry_yaml("D2", [("a.ts", 1)]).replace("Plain code.", answer))
+    assert problems(folder) == [f"D2.yaml:4: {said}"]
+
+
 def test_all_problems_in_one_run_through_the_command_line(folder: Path) -> None:
     write(folder, "D2.yaml", "id: D2\nquestion: [unclosed\ndecided_by: code\n")
     write(folder, "D3.yaml", entry_yaml("D3", [("a.ts", "5-2")]))
