@@ -78,6 +78,17 @@ def test_replace_refuses_a_range_of_blank_lines(tmp_path, capsys) -> None:
     assert project.entry("D1").read_text() == before.replace("lines: 5-7", "lines: 4")
 
 
+def test_replace_records_the_citations_after_one_of_blank_lines(tmp_path, capsys) -> None:
+    project = project_of(tmp_path, D1=[("src/a.ts", "1-3"), ("src/a.ts", "5-7")])
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    text = project.entry("D1").read_text()
+    project.entry("D1").write_text(text.replace("lines: 1-3", "lines: 4").replace("lines: 5-7", "lines: 1-3"))
+    run = run_main(capsys, "record", "--replace", "D1", "--decisions", project.decisions, "--quiet")
+    assert (run.code, run.stdout) == (1, "recorded 1 citation(s) in 1 file(s)\n")
+    assert run.stderr.splitlines() == ["D1: src/a.ts:4-4 holds only blank lines at 1; cite the code the entry is about"]
+    assert records(project, "D1") == ["one", "one"], "the second, changed on purpose, recorded anew"
+
+
 def test_a_range_edited_by_hand_finds_its_code_on_the_first_line(tmp_path, capsys) -> None:
     project = project_of(tmp_path, D1=[("src/a.ts", "1-3")])
     assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
@@ -151,3 +162,32 @@ def test_record_reports_what_it_refused_in_every_map(tmp_path, capsys) -> None:
     assert sorted(run.stderr.splitlines()) == [
         f"D1: src/a.ts:{lines} runs past the end of the file (7 lines at 1); fix the range first"
         for lines in ("5-8", "6-9")]
+
+
+def test_fix_at_the_pin_renames_a_record_whose_symbol_is_stale(tmp_path, capsys) -> None:
+    """The code is as recorded (length and digest), only the record's symbol is an old name (written
+    by hand, or by an older naming): `fix` at the pin records the range anew, so the name is right."""
+    project = project_of(tmp_path, D1=[("src/a.ts", "1-3")])
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    text = project.entry("D1").read_text()
+    project.entry("D1").write_text(text.replace("symbol: one", "symbol: uno"))
+    assert records(project, "D1") == ["uno"]
+    run = run_main(capsys, "fix", "--decisions", project.decisions, "--quiet")
+    assert run.code == 0, run.stderr
+    assert project.entry("D1").read_text() == text
+
+
+def test_fix_at_the_pin_leaves_a_citation_it_cannot_place_as_written(tmp_path, capsys) -> None:
+    """A record whose code is nowhere (its digest edited by hand) is `changed`: `fix` names it for a
+    person and writes nothing into the entry, not even a `version:` (it is checked at the pin)."""
+    project = project_of(tmp_path, D1=[("src/a.ts", "1-3")])
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    text = project.entry("D1").read_text()
+    digest = yaml.safe_load(text)["cites"][0]["record"]["digest"]
+    project.entry("D1").write_text(text.replace(digest, "0" * 12))
+    before = project.entry("D1").read_text()
+    run = run_main(capsys, "fix", "--decisions", project.decisions, "--quiet")
+    assert run.code == 1
+    assert run.stdout.startswith("D1: src/a.ts:1-3 is changed; left for a person (the recorded code is not in "
+                                  "src/a.ts at 1;"), run.stdout
+    assert project.entry("D1").read_text() == before
