@@ -135,9 +135,9 @@ def _id_order(entry_id: str) -> tuple[str, int]:
 
 def review_text(r: Resolution, trees: Trees) -> str:
     """What a person needs to re-read one drifted citation: the claim and a diff of the code."""
-    old = trees.file(r.checked_at, r.citation.file)
+    old = trees.file(r.checked_at, r.citation.file)  # there: verify_map's check_citations made sure
     new = trees.file(r.target, r.citation.file)
-    old_lines = old.lines[r.recorded[0] - 1:r.recorded[1]] if old else []
+    old_lines = old.lines[r.recorded[0] - 1:r.recorded[1]]
     if r.resolved and new:
         new_lines = new.lines[r.resolved[0] - 1:r.resolved[1]]
         new_label = f"{r.citation.file}:{format_lines(*r.resolved)} at {r.target}"

@@ -32,8 +32,11 @@ def project(tmp_path):
 def test_bump_rewrites_moved_pins_the_map_and_keeps_the_rest_for_a_person(tmp_path, capsys):
     p = project(tmp_path)
     before = {i: p.entry(i).read_text() for i in ("A1", "A2", "A3", "A4")}
+    map_before = p.map_yaml.read_text()
     run = run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
     assert run.code == 1  # some citations need a person
+    # the map: the new pin, and the version the unchanged citations were checked at, right under it
+    assert p.map_yaml.read_text() == map_before.replace('version: "1"\n', 'version: "2"\nchecked_at: "2"\n')
     # moved: the range rewritten in place, every other byte kept
     # and recorded where the code is now (the record line is the tool's)
     assert re.sub(r"digest: [0-9a-f]{12}", "digest: #", p.entry("A1").read_text()) == before["A1"].replace(
