@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 import yaml
 
 from conftest import entry_yaml, make_project, run_main
@@ -53,16 +54,18 @@ def test_replace_takes_anew_only_the_ranges_changed_on_purpose(tmp_path, capsys)
     assert re.findall(r"record: .*", project.entry("D1").read_text())[0] == first
 
 
-def test_replace_refuses_a_range_past_the_end_and_records_the_rest(tmp_path, capsys) -> None:
+@pytest.mark.parametrize(("lines", "refused"), [
+    ("6-9", "D1: src/a.ts:6-9 runs past the end of the file (7 lines at 1); fix the range first"),
+    ("4", "D1: src/a.ts:4-4 holds only blank lines at 1; cite the code the entry is about"),
+], ids=["past-the-end", "blank-lines"])
+def test_replace_refuses_a_range_and_records_the_rest(tmp_path, capsys, lines: str, refused: str) -> None:
     project = project_of(tmp_path, D1=[("src/a.ts", "1-3"), ("src/a.ts", "5-7")])
     assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
     text = project.entry("D1").read_text()
-    project.entry("D1").write_text(text.replace("lines: 1-3", "lines: 6-9").replace("lines: 5-7", "lines: 1-3"))
+    project.entry("D1").write_text(text.replace("lines: 1-3", f"lines: {lines}").replace("lines: 5-7", "lines: 1-3"))
     run = run_main(capsys, "record", "--replace", "D1", "--decisions", project.decisions, "--quiet")
-    assert run.code == 1
-    assert run.stderr.splitlines() == ["D1: src/a.ts:6-9 runs past the end of the file (7 lines at 1); "
-                                       "fix the range first"]
-    assert run.stdout == "recorded 1 citation(s) in 1 file(s)\n"
+    assert (run.code, run.stdout) == (1, "recorded 1 citation(s) in 1 file(s)\n")
+    assert run.stderr.splitlines() == [refused]
     assert records(project, "D1") == ["one", "one"], "the second, changed on purpose, recorded anew"
 
 
@@ -76,17 +79,6 @@ def test_replace_refuses_a_range_of_blank_lines(tmp_path, capsys) -> None:
     assert (run.code, run.stdout) == (1, "recorded 0 citation(s) in 0 file(s)\n")
     assert run.stderr.splitlines() == ["D1: src/a.ts:4-4 holds only blank lines at 1; cite the code the entry is about"]
     assert project.entry("D1").read_text() == before.replace("lines: 5-7", "lines: 4")
-
-
-def test_replace_records_the_citations_after_one_of_blank_lines(tmp_path, capsys) -> None:
-    project = project_of(tmp_path, D1=[("src/a.ts", "1-3"), ("src/a.ts", "5-7")])
-    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
-    text = project.entry("D1").read_text()
-    project.entry("D1").write_text(text.replace("lines: 1-3", "lines: 4").replace("lines: 5-7", "lines: 1-3"))
-    run = run_main(capsys, "record", "--replace", "D1", "--decisions", project.decisions, "--quiet")
-    assert (run.code, run.stdout) == (1, "recorded 1 citation(s) in 1 file(s)\n")
-    assert run.stderr.splitlines() == ["D1: src/a.ts:4-4 holds only blank lines at 1; cite the code the entry is about"]
-    assert records(project, "D1") == ["one", "one"], "the second, changed on purpose, recorded anew"
 
 
 def test_a_range_edited_by_hand_finds_its_code_on_the_first_line(tmp_path, capsys) -> None:
