@@ -66,7 +66,7 @@ def _verdict(entry_id: str, entry: Entry | None, rows: tuple[EditionCitation, ..
     # Every row of an entry carries the digest of its claim at the bump. Once the edition records
     # what the entry said when a person settled it, later edits are not this edition's re-write;
     # an edition that records nothing compares with the text as it is now.
-    elif any(row.claim != (_settled(edition, entry_id) or claim_digest(entry)) for row in rows):
+    elif any(row.claim != (_settled(edition, entry_id, rows) or claim_digest(entry)) for row in rows):
         verdict = "rewritten"
     elif any(row.status in DRIFTED for row in rows):
         verdict = "changed"
@@ -77,9 +77,9 @@ def _verdict(entry_id: str, entry: Entry | None, rows: tuple[EditionCitation, ..
     return EntryVerdict(entry_id, entry, verdict, rows)
 
 
-def _settled(edition: Edition, entry_id: str) -> str | None:
+def _settled(edition: Edition, entry_id: str, rows: tuple[EditionCitation, ...]) -> str | None:
     """The entry's claim when it was settled for this edition: as accepted, or, in an edition that
     records settlements, as it was at the bump when nobody had to accept it."""
     if not edition.settled:
         return None
-    return edition.settled_claim(entry_id) or next((r.claim for r in edition.citations if r.id == entry_id), None)
+    return edition.settled_claim(entry_id) or rows[0].claim

@@ -68,3 +68,20 @@ def test_a_run_with_every_citation_ok_says_so(project, capsys) -> None:
         run = run_main(capsys, "verify", "--decisions", project.decisions, "--format", form)
         assert run.code == 0 and run.stdout.splitlines()[-1] == last, run.stdout
     assert len(run.stdout.splitlines()) == 1, "no annotation for an ok citation"
+
+
+def test_the_file_column_shows_the_file_name_of_any_path(tmp_path, capsys) -> None:
+    """A file at the repository root and one three folders down: the FILE column holds each one's name."""
+    code = "export const limit = 3;\n"
+    project = make_project(tmp_path, {"1": {"root.ts": code, "src/deep/er/leaf.ts": code}},
+                           {"D1": entry_yaml("D1", [("root.ts", 1), ("src/deep/er/leaf.ts", 1)])})
+    run = run_main(capsys, "verify", "--decisions", project.decisions)
+    assert run.code == 0, run.stderr
+    assert [line.split()[1] for line in run.stdout.splitlines()[1:3]] == ["root.ts", "leaf.ts"]
+
+
+def test_a_map_with_no_entries_yet_has_no_citations_to_count(tmp_path, capsys) -> None:
+    project = make_project(tmp_path, {"1": {"src/a.ts": STAYS}})
+    run = run_main(capsys, "verify", "--decisions", project.decisions)
+    assert run.code == 0, run.stderr
+    assert run.stdout.splitlines()[-1] == "0 citations at 1: none: all ok"
