@@ -91,7 +91,13 @@ TESTS = {
                              "tests/test_edits_and_schemas.py"],
     "generator/bump.py": ["tests/test_bump.py", "tests/test_edition.py", "tests/test_cli.py"],
     "generator/schema.py": ["tests/test_edits_and_schemas.py", "tests/test_load.py", "tests/test_load_checks.py",
-                            "tests/test_bad_inputs.py", "tests/test_link_escape.py"],
+                            "tests/test_bad_inputs.py", "tests/test_link_escape.py",
+                            # the JSON Schema the editors use, generated and checked against the loader
+                            *(f"tests/test_contributing.py::{name}" for name in (
+                                "test_committed_schemas_are_the_generated_ones",
+                                "test_every_file_in_decisions_validates_against_its_schema",
+                                "test_the_schema_rejects_what_the_loader_rejects",
+                                "test_the_schema_and_the_loader_accept_the_same_good_entry"))],
     "generator/edition.py": ["tests/test_edition.py", "tests/test_bump.py", "tests/test_render.py"],
     # `render`: its pages folder and probe results reach the site (the one render test that checks both)
     "generator/cli.py": [*_COMMANDS, "tests/test_render.py::test_the_render_command_writes_the_site_with_its_pages_"
