@@ -299,9 +299,8 @@ def _bump(args: argparse.Namespace) -> int:
         if report.probes:
             print(f"\n{len(report.probes)} probe(s) flipped: running pi {args.version} shows a change in what the "
                   "entry claims; re-read it, then run `python -m generator probe ID`\n")
-            for flip in report.probes:
-                entry = decision_map.entry(flip.id)
-                print(f"── {flip.id} probe {flip.before} → {flip.after}: {entry.headline if entry else ''}")
+            for flip in report.probes:  # only entries with a probe are run, so each has its entry
+                print(f"── {flip.id} probe {flip.before} → {flip.after}: {decision_map.entry(flip.id).headline}")
         parts = ", ".join(f"{counts[s]} {s}" for s in counts if counts[s])
         flipped = f", {len(report.probes)} probe(s) flipped" if report.probes else ""
         print(f"{decision_map.name}: pinned at {args.version} ({parts}{flipped}); edition written to {report.edition}")

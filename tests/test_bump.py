@@ -72,6 +72,17 @@ def test_accept_takes_the_new_range_and_verify_passes(tmp_path, capsys):
     assert run_main(capsys, "verify", "--decisions", p.decisions, "--quiet").code == 0
 
 
+def test_accept_takes_a_drifted_citation_listed_after_one_that_is_ok_at_the_pin(tmp_path, capsys):
+    p = project(tmp_path)
+    for other in ("A2", "A3", "A4"):
+        p.entry(other).unlink()
+    p.entry("A1").write_text(ENTRY.format(id="A1", lines="1-3") + "  - file: src/lib.ts\n    lines: 5-8\n")
+    run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")  # 1-3 moved (now ok), 5-8 changed
+    run = run_main(capsys, "accept", "A1", "--decisions", p.decisions, "--quiet")
+    assert (run.code, run.stdout) == (0, "A1: src/lib.ts: now 8-11, checked at 2\n")
+    assert run_main(capsys, "verify", "--decisions", p.decisions, "--quiet").code == 0
+
+
 def test_accept_refuses_unknown_ids(tmp_path, capsys):
     p = project(tmp_path)
     run = run_main(capsys, "accept", "Z9", "--decisions", p.decisions, "--quiet")
@@ -356,7 +367,9 @@ def test_bump_records_the_probes_that_flipped_and_accept_keeps_them(tmp_path, ca
     run = run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
     assert asked == [("demo", "2")]
     assert run.code == 1  # the citations all moved, but running pi shows a change
-    assert "── A1 probe holds → fails: Who decides A1?" in run.stdout
+    assert run.stdout.split("\n\n", 1)[1].splitlines()[:3] == [
+        "1 probe(s) flipped: running pi 2 shows a change in what the entry claims; re-read it, then run "
+        "`python -m generator probe ID`", "", "── A1 probe holds → fails: Who decides A1?"]
     assert run.stdout.splitlines()[-1].startswith("demo: pinned at 2 (1 moved, 1 probe(s) flipped)")
     record = edition_record(p)
     assert record["probes"] == [{"id": "A1", "before": "holds", "after": "fails"}]
