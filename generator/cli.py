@@ -202,11 +202,10 @@ def _resolve_all(args: argparse.Namespace, only: list[Path] | None = None):
 
 
 def _verify(args: argparse.Namespace) -> int:
-    only = [p for p in args.files] if args.files else None
-    for path in only or []:
+    for path in args.files:
         if not path.is_file():
             raise UsageError(f"{path}: no such file")
-    maps, results = _resolve_all(args, only)
+    maps, results = _resolve_all(args, args.files)  # none given: every entry
     target = args.target or (maps[0].version if maps else "")
     print(report.citations_json(results, target) if args.format == "json" else
           report.github_annotations(results) if args.format == "github" else report.citations_table(results, target))

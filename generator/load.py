@@ -51,7 +51,7 @@ def find_map_folders(decisions: Path) -> list[Path]:
 
 
 def load_maps(decisions: Path, only: list[Path] | None = None, editions: bool = True) -> list[DecisionMap]:
-    """Load every map under ``decisions``; with ``only``, keep just the entries in those files.
+    """Load every map under ``decisions``; with ``only`` (not empty), keep just the entries in those files.
     ``editions=False`` leaves out the edition records (written by `bump`; only pages read them)."""
     problems: list[Problem] = []
     maps = []
