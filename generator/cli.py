@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # argparse printed its own message; bad usage is exit 2
         return 2 if stop.code not in (0, None) else 0
-    if not getattr(args, "command", None):
+    if not args.command:  # the subparsers' dest: None when no command was given
         parser.print_help()
         return 2
     try:
@@ -206,7 +206,7 @@ def _verify(args: argparse.Namespace) -> int:
         if not path.is_file():
             raise UsageError(f"{path}: no such file")
     maps, results = _resolve_all(args, args.files)  # none given: every entry
-    target = args.target or (maps[0].version if maps else "")
+    target = args.target or maps[0].version  # load_maps found a map or raised
     print(report.citations_json(results, target) if args.format == "json" else
           report.github_annotations(results) if args.format == "github" else report.citations_table(results, target))
     unrecorded = sum(r.citation.record is None for r in results)
@@ -380,7 +380,7 @@ def _probe(args: argparse.Namespace) -> int:
     results = []
     for decision_map in maps:
         results += run_probes(decision_map, args.target, args.ids or None, quiet=args.quiet)
-    target = args.target or (maps[0].version if maps else "")
+    target = args.target or maps[0].version  # load_maps found a map or raised
     print(report.probes_json(results, target) if args.format == "json" else report.probes_table(results, target))
     for r in results:
         if r.status != "holds":
