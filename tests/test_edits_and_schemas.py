@@ -129,6 +129,25 @@ def test_another_users_live_writers_temporary_is_kept() -> None:
         shutil.rmtree(shared, ignore_errors=True)
 
 
+def test_a_live_writers_temporary_is_kept_and_the_writer_left_alone(tmp_path) -> None:
+    """Two commands of one user at once: the second finds the first's temporary mid-write. Asking
+    whether that writer runs must not disturb it (signal 0 only), and its temporary stays."""
+    from generator.load import load_maps
+
+    project = make_project(tmp_path, {"1": {"src/config.ts": CONFIG}}, {"D1": entry_yaml("D1", [("src/config.ts", 2)])})
+    writer = subprocess.Popen(["sleep", "120"])
+    try:
+        live = project.folder / f".D1.yaml.{writer.pid}.k3j2.tmp"
+        live.write_text("half a file\n")
+        load_maps(project.decisions)
+        assert live.exists(), "a running writer lost its temporary"
+        with pytest.raises(subprocess.TimeoutExpired):  # still running: nothing was sent that ends it
+            writer.wait(timeout=0.5)
+    finally:
+        writer.kill()
+        writer.wait()
+
+
 # --- the map's checked_at line -------------------------------------------------------------------------
 
 MAP = 'title: T\nrepo: https://example.org/r\nversion: "2"   # the pin\nsource:\n  git: {url: x, ref: y}\n'
