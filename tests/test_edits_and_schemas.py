@@ -9,6 +9,7 @@ import json
 import locale
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -135,7 +136,9 @@ def test_a_live_writers_temporary_is_kept_and_the_writer_left_alone(tmp_path) ->
     from generator.load import load_maps
 
     project = make_project(tmp_path, {"1": {"src/config.ts": CONFIG}}, {"D1": entry_yaml("D1", [("src/config.ts", 2)])})
-    writer = subprocess.Popen(["sleep", "120"])
+    # a writer that those signals end, even when this run inherited them ignored (under nohup)
+    writer = subprocess.Popen(["sleep", "120"], preexec_fn=lambda: [
+        signal.signal(s, signal.SIG_DFL) for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)])
     try:
         live = project.folder / f".D1.yaml.{writer.pid}.k3j2.tmp"
         live.write_text("half a file\n")
