@@ -32,12 +32,14 @@ class BumpReport:
 
 def claim_digest(entry: Entry) -> str:
     """A short digest of what an entry claims, to tell later whether a person re-wrote it: its main
-    text and every cited item (exceptions, overrides, levers), each under its own name so that a
-    sentence moved from one list to another counts as a change."""
-    parts = [x or "" for x in (entry.question, entry.answer, entry.title, entry.description)]
+    text and every cited item. The levers' sentences take the place the one `changed_by` text had
+    (so an entry without exceptions or overrides digests as it did before items existed, and the
+    editions written then still read right); exceptions and overrides follow, each under its own
+    name, so a sentence moved from one list to another counts as a change."""
+    levers = "\n".join(item.text for item in entry.changed_by)
+    parts = [x or "" for x in (entry.question, entry.answer, entry.title, entry.description, levers)]
     parts += [f"exception: {item.text}" for item in entry.exceptions]
-    parts += [f"override by {o.by}: {o.when}" for o in entry.overrides]
-    parts += [f"changed_by: {item.text}" for item in entry.changed_by]
+    parts += [f"override by {o.by}{f' (can {o.can})' if o.can else ''}: {o.when}" for o in entry.overrides]
     text = "\n".join(parts)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 

@@ -149,7 +149,8 @@ def _load_entry(path: Path, problems: list[Problem]) -> Entry | None:
     main_cites = _citations(path, values["cites"], lines, ("cites",))
     exceptions = _items(path, values.get("exceptions"), lines, "exceptions")
     changed_by = _items(path, values.get("changed_by"), lines, "changed_by")
-    overrides = tuple(Override(o["by"], o["when"], _citations(path, o["cites"], lines, ("overrides", i, "cites")))
+    overrides = tuple(Override(o["by"], o["when"], tuple(_citations(path, o["cites"], lines, ("overrides", i, "cites"))),
+                               o.get("can"))
                       for i, o in enumerate(values.get("overrides") or ()))
     # every citation of the entry in file order: verify, fix, record and bump walk this one
     cites = sorted(main_cites + [c for item in exceptions + changed_by + overrides for c in item.cites],
@@ -201,7 +202,7 @@ def _check_probe_scripts(folder: Path, entries: list[Entry], problems: list[Prob
 
 def _overrides(values: dict) -> tuple[Override, ...]:
     """An overlay side's overrides: uncited (the seed extensions have no source to cite)."""
-    return tuple(Override(o["by"], o["when"]) for o in values.get("overrides") or ())
+    return tuple(Override(o["by"], o["when"], can=o.get("can")) for o in values.get("overrides") or ())
 
 
 def _citations(path: Path, raws: list[dict], lines: dict, where: tuple) -> list[Citation]:
@@ -619,5 +620,6 @@ def _closest(key: str, options: dict) -> str | None:
 def _describe(pattern: str) -> str:
     known = {schema.ID_PATTERN: "a capital letter and a number, e.g. D1",
              schema.DATE_PATTERN: "YYYY-MM-DD",
-             schema.VERSION_PATTERN: "a version such as 1.4.0"}
+             schema.VERSION_PATTERN: "a version such as 1.4.0",
+             schema.CAN_PATTERN: "the words that follow 'can', without a full stop, e.g. stop the run"}
     return known.get(pattern, f"pattern {pattern}")

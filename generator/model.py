@@ -111,6 +111,7 @@ class Override:
     by: str  # "code" | "model" | "person"
     when: str
     cites: tuple[Citation, ...] = ()
+    can: str | None = None  # what the holder can do, a few words after "can": its badge says it
 
 
 @dataclass(frozen=True)

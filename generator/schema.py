@@ -122,6 +122,7 @@ CHANGED_BY = ListOf(item=ITEM, min_items=1, doc="Where a person, a setting or an
                     "per lever, each with its own citations.",
                     not_a_list="write changed_by as a list of items, each with text and cites")
 
+CAN_PATTERN = r"^(?![Cc]an )[^\n]*[^.\s]$"  # the words after "can": not "can" again, no full stop
 WHO = Choice(options=("code", "model", "person"), doc="Who holds the judgment: plain code, an AI model, or a person.")
 
 
@@ -129,6 +130,11 @@ def _override(cited: bool) -> Record:
     fields: dict[str, Spec] = {
         "by": Choice(options=("code", "model", "person"), doc="Who can overrule: code, model or person."),
         "when": Text(prose=True, doc="In what situation, and how, it overrules the default holder."),
+        "can": Text(prose=True, max_length=48, max_words=6, pattern=CAN_PATTERN,
+                    words_hint="say it in a few words after 'can', e.g. `stop the run`",
+                    doc="What the holder can do, in a few words that follow 'can' (no full stop): e.g. "
+                        "`stop the run`. The badge then says 'Person can stop the run' instead of 'Person "
+                        "can overrule'."),
         "cites": CITES,
     }
     return Record(doc="Another holder who can overrule the default one, and when" +

@@ -31,6 +31,7 @@ from generator.verify import Trees
 from site_fixtures.demo_site import URL_PLACEHOLDER, make_demo_site, replace_in, tag_version
 
 GOLDEN = Path(__file__).parent / "golden"
+SOME_LINE = "[{file: src/session.ts, lines: 5}]"  # a citation for an override a test adds
 REGENERATE = "UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_render.py"
 SITE_EXTENSIONS = ["attr_list", "md_in_html", "tables", "toc", "pymdownx.highlight", "pymdownx.superfences"]
 
@@ -214,7 +215,8 @@ def test_census_counts(pages) -> None:
     census = pages["demo/census.md"]
     assert "| Plain code | 1 | 33% |" in census
     assert "| Decisions | 3 in 2 groups |" in census
-    assert "| Citations | 6, every one at the same code at 1.0.0 |" in census
+    # every citation, one an item repeats included: each is checked on its own
+    assert "| Citations | 11, every one at the same code at 1.0.0 |" in census
     assert "| Last check | 2026-11-03 |" in census  # the newest date recorded in the entries
     assert 'style="width: 33%"' in census
 
@@ -304,8 +306,8 @@ def test_no_page_leaks_markdown_or_template_syntax(demo) -> None:
     from generator.page_check import find_leaks
 
     replace_in(demo.map_folder / "P1.yaml", "status: open, no fix proposed", "status: fixed\n  fixed_in: \"0.9.0\"")
-    replace_in(demo.map_folder / "D1.yaml", "changed_by: >-", "overrides:\n  - by: person\n    when: at a prompt\n"
-               "changed_by: >-")
+    replace_in(demo.map_folder / "D1.yaml", "changed_by:\n", "overrides:\n  - by: person\n    when: at a prompt\n"
+               "    cites: [{file: src/session.ts, lines: 5}]\nchanged_by:\n")
     for path, text in render_folder(demo.decisions, demo.pages).pages.items():
         if not is_download(path):
             html = markdown.markdown(re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.DOTALL), extensions=SITE_EXTENSIONS)
@@ -385,7 +387,8 @@ def test_the_download_holds_every_entry_group_and_the_census_table(pages) -> Non
 def test_the_download_fences_survive_backticks_in_code(demo, pages) -> None:
     export = pages["downloads/demo-decision-map.md"]
     fences = [t for t in MarkdownIt("commonmark").parse(export) if t.type == "fence"]
-    assert len(fences) == 6  # every citation of the demo: five in the full map, one of the problem
+    # every cited range of the demo once per entry: seven in the full map, two of the problem
+    assert len(fences) == 9
     assert {f.info for f in fences} == {"ts", "js"}
     source = (demo.upstream / "src" / "session.ts").read_text().expandtabs(4).split("\n")
     described = textwrap.dedent("\n".join(source[15:19])) + "\n"
@@ -454,7 +457,7 @@ def _older_edition(demo) -> None:
         'from: "0.7.0"\nto: "0.8.0"\ndate: 2026-10-01\ncitations:\n'
         '  - {id: D2, file: src/session.ts, old: "5", new: "5", checked_at: "0.7.0", status: ok, claim: 9a1b64d9f957}\n'
         '  - {id: D1, file: src/session.ts, old: "6-11", new: "7-12", checked_at: "0.7.0", status: moved,'
-        ' claim: e011524fb68e}\n')
+        ' claim: 5a1bd959adf6}\n')
 
 
 def test_every_edition_keeps_its_page_and_the_index_lists_them_newest_first(demo) -> None:
@@ -512,13 +515,14 @@ def test_the_edition_and_the_census_say_why_their_counts_differ(demo) -> None:
     (demo.map_folder / "D3.yaml").write_text("id: D3\nquestion: Added after the move?\ndecided_by: code\n"
                                               "answer: Yes.\ncites:\n  - file: src/session.ts\n    lines: 5\n")
     pages = render_folder(demo.decisions, demo.pages).pages
-    # G1's third citation went with its code at the move: the edition has 7, the map 6, then D3's one
+    # G1's third citation went with its code at the move, D1 and P1 gained the citations of their
+    # exceptions and levers since: the edition has 7, the map 11, then D3's one
     said = ("[The 0.8.0 → 1.0.0 edition](editions/0.8.0-to-1.0.0.md) covers the 7 citations the map held when it moved "
-            "to 1.0.0 on 2026-11-10; it holds 7 today: 1 entry added since (D3, 1 citation); 1 citation removed from "
+            "to 1.0.0 on 2026-11-10; it holds 12 today: 1 entry added since (D3, 1 citation); 4 citations added to "
             "entries that were already there.")
     assert said in pages["demo/census.md"]
     assert said.replace("(editions/", "(../editions/") in pages["demo/editions/0.8.0-to-1.0.0.md"]
-    assert "| Citations | 7, every one at the same code at 1.0.0 |" in pages["demo/census.md"]
+    assert "| Citations | 12, every one at the same code at 1.0.0 |" in pages["demo/census.md"]
 
 
 def test_changed_entries_carry_a_badge_and_the_filter_counts_them(pages) -> None:
@@ -572,9 +576,10 @@ def test_no_alarm_for_a_problem_already_settled_since_its_code_changed(demo, cha
 
 
 def test_the_map_explains_the_gaps_in_its_ids_and_the_census_its_overrule_count(demo) -> None:
-    replace_in(demo.map_folder / "D1.yaml", "changed_by: >-", "overrides:\n  - by: person\n    when: at a prompt\n"
-               "  - by: model\n    when: when it asks\nchanged_by: >-")
-    replace_in(demo.map_folder / "D2.yaml", "failures:", "overrides:\n  - by: code\n    when: a rule\nfailures:")
+    replace_in(demo.map_folder / "D1.yaml", "changed_by:\n", "overrides:\n  - by: person\n    when: at a prompt\n"
+               f"    cites: {SOME_LINE}\n  - by: model\n    when: when it asks\n    cites: {SOME_LINE}\nchanged_by:\n")
+    replace_in(demo.map_folder / "D2.yaml", "failures:", f"overrides:\n  - by: code\n    when: a rule\n    cites: {SOME_LINE}\n"
+               "failures:")
     pages = render_folder(demo.decisions, demo.pages).pages
     assert ("The IDs have gaps (there is no group E or F) because an ID is kept as it was first given, never "
             "renumbered, so that links to it keep working.") in pages["demo/map.md"]
@@ -653,17 +658,25 @@ def test_the_review_line_says_what_was_read_and_what_happened_since(demo) -> Non
         pages["demo/census.md"]
 
 
-def test_who_can_overrule_shows_wherever_who_decides_shows(demo) -> None:
-    replace_in(demo.map_folder / "D1.yaml", "changed_by: >-", "overrides:\n  - by: person\n    when: >-\n"
-               "      An extension's prompt lets the person refuse the call (see D2).\nchanged_by: >-")
+@pytest.mark.parametrize("can, action", [(None, "overrule"), ("stop the run", "stop the run")])
+def test_who_can_overrule_shows_wherever_who_decides_shows(demo, can, action) -> None:
+    """The badge says what the holder can do when the override names it (`can`): a reader took
+    "Person can overrule" for "a person is sometimes asked"."""
+    replace_in(demo.map_folder / "D1.yaml", "changed_by:\n", "overrides:\n  - by: person\n" +
+               (f"    can: {can}\n" if can else "") + "    when: >-\n"
+               f"      An extension's prompt lets the person refuse the call (see D2).\n    cites: {SOME_LINE}\nchanged_by:\n")
     pages = render_folder(demo.decisions, demo.pages).pages
-    badge = '<span class="dm-badge dm-badge--person dm-badge--overrule">Person can overrule</span>'
+    badge = f'<span class="dm-badge dm-badge--person dm-badge--overrule">Person can {action}</span>'
     d1 = pages["demo/D1.md"]
     assert badge in d1
-    assert ('- <span class="dm-badge dm-badge--person">Person</span> **can overrule it:** An extension&#39;s prompt'
-            in d1 or "**can overrule it:** An extension's prompt lets the person refuse the call (see [D2](D2.md" in d1)
+    said = "can overrule it" if can is None else f"can {can}"
+    assert (f'- <span class="dm-badge dm-badge--person">Person</span> **{said}:** An extension\'s prompt lets the '
+            "person refuse the call (see [D2](D2.md") in d1
+    assert "the call (see [D2](D2.md#d2 \"Who approves a tool that is marked risky?\"){ .dm-ref }). " \
+           "[session.ts:5](#code-4){ .dm-item-cite }" in d1  # the override's own citation, by its excerpt
     index = pages["demo/map.md"]
-    assert 'data-group="D" data-overrule="person" markdown>' in index and badge in index
+    # the override is part of what the entry says: the text differs from the edition's
+    assert 'data-group="D" data-edition="rewritten" data-overrule="person" markdown>' in index and badge in index
     assert 'data-dm-overrule aria-pressed="false">Someone else can overrule <span class="dm-chip__count">1</span>' \
         in index
     glance = pages["demo/index.md"][pages["demo/index.md"].index("## At a glance"):]
@@ -672,8 +685,23 @@ def test_who_can_overrule_shows_wherever_who_decides_shows(demo) -> None:
     assert "| Can overrule the default holder | Decisions | Share |\n|---|--:|--:|\n| Person | 1 | 33% |" in census
     figure = pages["demo/index.md"][pages["demo/index.md"].index("<figure"):]
     d1_node = figure[figure.index('href="D1.md"'):figure.index("</a>", figure.index('href="D1.md"'))]
-    assert "Decided by plain code; a person can overrule." in d1_node and 'class="dm-dot dm-dot--person"' in d1_node
-    assert "**Person can overrule it:** An extension's prompt" in pages["downloads/demo-decision-map.md"]
+    assert f"Decided by plain code; a person can {action}." in d1_node and 'class="dm-dot dm-dot--person"' in d1_node
+    assert (f"**Person {said}:** An extension's prompt lets the person refuse the call (see D2). "
+            "([session.ts:5](https://github.com/example/demo/blob/v1.0.0/src/session.ts#L5))") \
+        in pages["downloads/demo-decision-map.md"]
+
+
+def test_one_holder_with_two_actions_gets_one_badge_naming_both() -> None:
+    from generator.model import Override
+    from generator.pages.views import overrule_labels
+
+    both = [Override("person", "a", can="stop the run"), Override("person", "b", can="pick the model"),
+            Override("model", "c", can="end the turn")]
+    assert overrule_labels(both) == [("person", "Person can stop the run or pick the model"),
+                                     ("model", "AI model can end the turn")]
+    # one override that does not say what the holder can do: the badge says only that it can overrule
+    assert overrule_labels(both + [Override("person", "d")]) == [("person", "Person can overrule"),
+                                                                 ("model", "AI model can end the turn")]
 
 
 class _ProbeResult:
@@ -689,7 +717,7 @@ def test_a_probe_shows_on_its_entry_page_when_it_was_run(demo) -> None:
     script = demo.map_folder / "probes" / "D1.mjs"
     script.parent.mkdir()
     script.write_text('const ran = true;\nconsole.log(JSON.stringify({asked: false, ran}));\n')
-    replace_in(demo.map_folder / "D1.yaml", "cites:", "probe:\n  shows: A tool call runs with nobody asked.\n"
+    replace_in(demo.map_folder / "D1.yaml", "\ncites:", "\nprobe:\n  shows: A tool call runs with nobody asked.\n"
                "  expect: {asked: false, ran: true}\ncites:")
     without = render_folder(demo.decisions, demo.pages).pages["demo/D1.md"]
     assert "{ #probe" not in without  # not run in this build: nothing is claimed
@@ -770,7 +798,7 @@ def test_the_render_command_writes_the_site_with_its_pages_and_probe_results(dem
 
     (demo.map_folder / "probes").mkdir()
     (demo.map_folder / "probes" / "D1.mjs").write_text("console.log(JSON.stringify({asked: 0}));\n")
-    replace_in(demo.map_folder / "D1.yaml", "cites:", "probe:\n  shows: Nobody is asked.\n  expect: {asked: 0}\ncites:")
+    replace_in(demo.map_folder / "D1.yaml", "\ncites:", "\nprobe:\n  shows: Nobody is asked.\n  expect: {asked: 0}\ncites:")
     asked = []
 
     def fake_site_probes(maps, *, quiet=True):
@@ -793,3 +821,60 @@ def test_the_render_command_writes_the_site_with_its_pages_and_probe_results(dem
                     "--out", tmp_path / "out2")
     assert loud.code == 0 and asked == [True, False]
     assert not (tmp_path / "out2" / "extensions" / "demo-ext.md").read_text().startswith("# demo-ext\n\nA hand-written")
+
+
+# --- the short answer and its exceptions (issue 28) ----------------------------------------------
+
+
+def test_the_entry_page_shows_the_answer_then_each_exception_with_links_to_its_own_code(pages) -> None:
+    d1 = pages["demo/D1.md"]
+    answer = d1.index("No. <strong>Plain code</strong> lets the call run")
+    listed = d1.index("**Exceptions:** when the answer above does not hold\n{: #exceptions .dm-fact }")
+    first = d1.index("- With no <code>tool&#95;call</code> hook registered, the call runs without any check "
+                     "&lt;b&gt;at all&lt;/b&gt;. [session.ts:10-12](#code-1){ .dm-item-cite }\n")
+    second = d1.index("- A hook that throws stops the call, and the error is the call's result (see [D2](D2.md#d2 "
+                      '"Who approves a tool that is marked risky?"){ .dm-ref }). [session.ts:13](#code-2){ .dm-item-cite } '
+                      "[session.ts:9-14](#code-3){ .dm-item-cite }\n")
+    levers = d1.index("**Who can change it:**")
+    assert answer < listed < first < second < levers
+    # each link lands on the excerpt of the range it names; a range cited twice is shown once
+    code = d1[d1.index("## Where in the code"):]
+    for anchor, label in (("code-1", "session.ts:10-12"), ("code-2", "session.ts:13"), ("code-3", "session.ts:9-14"),
+                          ("code-4", "session.ts:5")):
+        assert code.index(f'<div class="dm-cite" id="{anchor}" markdown>\n\n[{label}](') >= 0
+    assert code.count('<div class="dm-cite"') == 4
+    # of the three citations of 9-14, the one with a note speaks for the range
+    assert "[session.ts:9-14](https://github.com/example/demo/blob/v1.0.0/src/session.ts#L9-L14){ .dm-permalink } in " \
+           "<code>Session.beforeToolCall</code> · the hook, asked for every call" in code
+    # the main path's own citations follow the answer
+    assert "Where: [session.ts:9-14](#code-3){ .dm-item-cite } [session.ts:5](#code-4){ .dm-item-cite }\n" \
+           "{: .dm-main-cites data-search-exclude }" in d1
+    assert "<span class=\"dm-count\">2 exceptions</span>\n{: .dm-who }" in d1
+
+
+def test_the_short_views_show_the_answer_and_the_number_of_exceptions_only(pages) -> None:
+    exception_text = "runs without any check"
+    row = pages["demo/map.md"].split('data-id="D1"')[1].split("</div>")[0]
+    assert row.rstrip().endswith('<span class="dm-count">2 exceptions</span>\n{: .dm-row__answer }')
+    assert exception_text not in pages["demo/map.md"]
+    summary = pages["demo/index.md"]
+    card = summary[summary.index('<div class="dm-summary" data-id="D1"'):]
+    card = card[:card.index("</div>")]
+    assert "a&#95;snake&#95;case name. 1. This second paragraph starts like a list, but it is text. " \
+           "[2 exceptions](D1.md#exceptions){ .dm-count }" in card
+    glance = summary[summary.index("## At a glance"):].split("\n| [D1]")[1].split("\n")[0]
+    assert glance.endswith('<span class="dm-count">2 exceptions</span> |')
+    assert exception_text not in summary
+    problems = pages["demo/problems.md"]
+    assert "[1 exception](P1.md#exceptions){ .dm-count }" in problems and "never described" not in problems
+    # the Markdown export: the summary shows the answer and the count; the full map lists the items
+    export = pages["downloads/demo-decision-map.md"]
+    full = export.index(": the full map")
+    assert "it is text. *(2 exceptions: see D1 below.)*" in export[:full]
+    assert "that must show as text. *(1 exception: see P1 below.)*" in export[:full]
+    assert exception_text not in export[:full]
+    assert ("**Exceptions** (when the answer above does not hold):\n\n- With no `tool_call` hook registered, the call "
+            "runs without any check &lt;b&gt;at all&lt;/b&gt;. ([session.ts:10-12](https://github.com/example/demo/"
+            "blob/v1.0.0/src/session.ts#L10-L12))\n") in export[full:]
+    assert ("**Who can change it:**\n\n- A hook registered for `tool_call` can block the call. ([session.ts:9-14]"
+            "(https://github.com/example/demo/blob/v1.0.0/src/session.ts#L9-L14))\n") in export[full:]

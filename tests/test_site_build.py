@@ -300,6 +300,8 @@ def test_the_search_index_has_one_hit_per_entry_and_no_code(demo, tmp_path: Path
     d1 = next(d for d in entry_docs if d["location"] == "demo/D1/")
     assert d1["title"].startswith("D1 Is a person asked") and d1["tags"] == ["D1"]
     assert "lets the call run" in d1["text"]
+    # a result's opening lines: who decides, how many exceptions, then the answer (the list is further on)
+    assert d1["text"].index("2 exceptions") < d1["text"].index("lets the call run") < d1["text"].index("without any check")
     everything = json.dumps(docs)
     assert "beforeToolCall(call" not in everything and "approvals = new Map" not in everything  # no code
     # an ID names its entry only on that entry's page: elsewhere it carries a word joiner

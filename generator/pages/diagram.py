@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from .. import prose
-from .views import WHO_PHRASE, WHO_SHORT, Card, GroupView
+from .views import WHO_PHRASE, WHO_SHORT, Card, GroupView, overrule_actions
 
 # sizes in SVG units, which CSS draws at most 1:1 in pixels
 _CHIP = {"wide": (46, 28, 6, 4), "narrow": (40, 28, 5, 6)}  # width, height, gap, columns
@@ -304,6 +304,7 @@ def _chip(card: Card, x: float, y: float, w: float, h: float, link: str, focus: 
     entry = card.entry
     who = entry.decided_by or "none"
     overrides = tuple(dict.fromkeys(o.by for o in card.overrides))
+    actions = dict(overrule_actions(card.overrides))  # what each can do, as its badge says
     state = ""
     if focusing:
         if focus is None:
@@ -312,12 +313,13 @@ def _chip(card: Card, x: float, y: float, w: float, h: float, link: str, focus: 
         elif focus.kind == "changed":
             who = focus.who or who
             overrides = focus.overrides
+            actions = {}  # the extension's holders: what they can do is on its page
             state = " dm-node--changed"
         else:
             state = " dm-node--related"
     name = f"{entry.id}: {_plain(entry.headline)} Decided by {WHO_PHRASE.get(who, who)}"
     if overrides:
-        name += "; " + " and ".join(WHO_PHRASE[o] for o in overrides) + " can overrule"
+        name += "; " + "; ".join(f"{WHO_PHRASE[o]} can {actions.get(o, 'overrule')}" for o in overrides)
     if focusing and focus is not None:
         name += "; changed by this extension" if focus.kind == "changed" else "; this extension adds a decision next to it"
     name += "."

@@ -16,7 +16,7 @@ from markupsafe import Markup
 from .. import prose
 from ..edition import VERDICTS
 from .editions import CodeAt
-from .views import WHO, WHO_PHRASE, WHO_SHORT, CitedCode, MapView
+from .views import WHO, WHO_PHRASE, WHO_SHORT, CitedCode, MapView, overrule_labels
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 _NUMBER_WORDS = ("No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten")
@@ -55,6 +55,7 @@ def environment(kind: str) -> Environment:
         block=lambda text, language="text": Markup(code_block(str(text), language)),
         who_short=lambda who: WHO_SHORT[who],
         who_phrase=lambda who: WHO_PHRASE[who],
+        overrule_labels=overrule_labels,
         count=count,
         front_matter_title=lambda value: Markup(json.dumps(prose.html_text(prose.words(str(value))), ensure_ascii=False)),
         sentence=lambda value: value if str(value).rstrip()[-1:] in (".", "!", "?", "") else str(value).rstrip() + ".",

@@ -70,6 +70,16 @@ class CitedCode:
 
 
 @dataclass(frozen=True)
+class ItemView:
+    """One cited sentence of an entry (an exception, a lever, or an override), with its own code."""
+
+    text: str
+    cites: tuple[CitedCode, ...]
+    by: str | None = None  # an override's holder
+    can: str | None = None  # an override's short action, for its badge
+
+
+@dataclass(frozen=True)
 class ExtensionLink:
     """An extension's change that touches a decision, as seen from that decision's page."""
 
@@ -132,6 +142,10 @@ class Card:
     probe: ProbeView | None = None
     fixed_in: str | None = None  # a problem: the release that fixed it, when one did
     pin: str = ""
+    main: tuple[CitedCode, ...] = ()  # the main path's citations (the entry's top-level `cites`)
+    exceptions: tuple[ItemView, ...] = ()
+    overrules: tuple[ItemView, ...] = ()  # the entry's overrides, each with its citations
+    levers: tuple[ItemView, ...] = ()  # changed_by
 
     @property
     def id(self) -> str:
@@ -160,6 +174,28 @@ class Card:
     @property
     def overrides(self) -> tuple:
         return tuple(getattr(self.entry, "overrides", ()) or ())
+
+    @property
+    def exception_count(self) -> str:
+        """"3 exceptions" (empty when there are none): what the short views say of the list."""
+        n = len(self.exceptions)
+        return f"{n} exception{'' if n == 1 else 's'}" if n else ""
+
+    @property
+    def excerpts(self) -> tuple[CitedCode, ...]:
+        """The cited code, each range once (an item may cite what another item cites), in file order
+        of its first citation; of several citations of one range, the first with a note speaks for it."""
+        chosen: dict[tuple[str, int, int], CitedCode] = {}
+        for c in self.cites:
+            key = (c.citation.file, c.start, c.end)
+            if key not in chosen or (chosen[key].citation.note is None and c.citation.note is not None):
+                chosen[key] = c
+        return tuple(chosen.values())
+
+    def code_anchor(self, cited: CitedCode) -> str:
+        """The anchor of a range's excerpt under *Where in the code*, for an item's link to it."""
+        keys = [(c.citation.file, c.start, c.end) for c in self.excerpts]
+        return f"code-{keys.index((cited.citation.file, cited.start, cited.end)) + 1}"
 
     @property
     def fixed(self) -> bool:
@@ -396,12 +432,21 @@ def map_view(decision_map: DecisionMap, trees: Trees, resolutions: list[Resoluti
     probes = probes or {}
     cards = {}
     for entry in decision_map.entries:
-        cites = tuple(_cited_code(decision_map, trees, cite, symbols.get((entry.id, cite), ""))
-                      for cite in entry.cites)
+        code = {id(cite): _cited_code(decision_map, trees, cite, symbols.get((entry.id, cite), ""))
+                for cite in entry.cites}
+        cites = tuple(code[id(cite)] for cite in entry.cites)
+
+        def item(text: str, of: tuple[Citation, ...], by: str | None = None, can: str | None = None) -> ItemView:
+            return ItemView(text, tuple(code[id(c)] for c in of), by, can)
+
         history = tuple((e, v) for e in editions for v in [e.entry(entry.id)] if v is not None)
         cards[entry.id] = Card(entry, entry.id.lower(), cites, tuple(links.get(entry.id, ())), marks.get(entry.id),
                                history, _review(decision_map, entry, editions), _probe(entry, probes.get(entry.id)),
-                               fixed_in(entry), decision_map.version)
+                               fixed_in(entry), decision_map.version,
+                               main=tuple(code[id(c)] for c in entry.main_cites),
+                               exceptions=tuple(item(i.text, i.cites) for i in entry.exceptions),
+                               overrules=tuple(item(o.when, o.cites, o.by, o.can) for o in entry.overrides),
+                               levers=tuple(item(i.text, i.cites) for i in entry.changed_by))
     decisions = [cards[e.id] for e in decision_map.decisions]
     groups = _group_views(decision_map.groups, decisions)
     sections = tuple(SectionView(s.title, tuple(cards[i] for i in s.ids if i in cards))
@@ -517,6 +562,21 @@ def _census(decision_map: DecisionMap, decisions: list[Card], groups: tuple[Grou
                   overruled, groups, len(reviews), sum(r.version == decision_map.version for r in reviews),
                   max(r.date for r in reviews) if reviews else None, max(upstream) if upstream else None,
                   sum(c.probe is not None for c in cards.values()))
+
+
+def overrule_actions(overrides) -> list[tuple[str, str]]:
+    """What each holder who can overrule can do: (holder, the words after "can"). The overrides'
+    own `can` when every one of that holder's overrides names it ("stop the run"), else "overrule"."""
+    actions = []
+    for by in dict.fromkeys(o.by for o in overrides):
+        cans = [getattr(o, "can", None) for o in overrides if o.by == by]
+        actions.append((by, " or ".join(dict.fromkeys(prose.words(c) for c in cans)) if all(cans) else "overrule"))
+    return actions
+
+
+def overrule_labels(overrides) -> list[tuple[str, str]]:
+    """One badge per holder who can overrule: (holder, "Person can stop the run")."""
+    return [(by, f"{WHO_SHORT[by]} can {action}") for by, action in overrule_actions(overrides)]
 
 
 def percent(part: int, whole: int) -> int:
