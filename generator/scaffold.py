@@ -116,11 +116,22 @@ kind: decision
 question: {todo}
 # code (plain code decides), model (the AI model's output decides) or person
 decided_by: {todo}
-# A few plain sentences, each true of the cited code at the pinned version.
+# The main path in one or two sentences (aim at 40 words; over 60 is refused), true of the cited
+# code at the pinned version as written: scope it ("by default", "in print mode") rather than
+# writing "only" or "never" that an exception takes back.
 answer: >-
   {todo}
 cites:
   - file: {file}
     lines: {lines}
     record: {record}
+# When the answer does not hold, one cited sentence per case; levers set in advance go in
+# `changed_by` the same way, and `overrides` items take `by`, `can`, `when` and `cites`
+# (see decisions/FORMAT.md). Then `python -m generator record {id}` records the new citations.
+# exceptions:
+#   - text: >-
+#       When ..., ... instead.
+#     cites:
+#       - file: {file}
+#         lines: {lines}
 """

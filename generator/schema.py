@@ -374,8 +374,13 @@ def _json(spec: Spec) -> dict:
     doc = {"description": spec.doc} if spec.doc else {}
     if isinstance(spec, Text):
         out = {"type": "string", "minLength": 1, "maxLength": spec.max_length}
-        if spec.pattern:
-            out["pattern"] = spec.pattern
+        patterns = [spec.pattern] if spec.pattern else []
+        if spec.max_words is not None:  # words as len(text.split()) counts them
+            patterns.append(rf"^\s*\S+(\s+\S+){{0,{spec.max_words - 1}}}\s*$")
+        if len(patterns) == 1:
+            out["pattern"] = patterns[0]
+        elif patterns:
+            out["allOf"] = [{"pattern": p} for p in patterns]
         return {**out, **doc}
     if isinstance(spec, Choice):
         return {"enum": list(spec.options), **doc}

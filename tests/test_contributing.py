@@ -118,7 +118,14 @@ def _loader_problems(entry: dict, root: Path) -> list[str]:
     ({"id": "d1"}, "'d1'"),
     ({"cites": [{"file": "a.ts", "lines": "x"}]}, "cites.0.lines must be a line"),
     ({"cites": []}, "cites must list at least 1"),
-], ids=["unknown-key", "no-decided_by", "bad-choice", "bad-id", "bad-lines", "no-cites"])
+    ({"answer": " ".join(["word"] * 61)}, "answer is 61 words, over the limit of 60"),
+    ({"changed_by": "An extension."}, "write changed_by as a list of items, each with text and cites"),
+    ({"exceptions": [{"text": "Not in print mode."}]}, "exceptions.0 is missing required key: cites"),
+    ({"overrides": [{"by": "person", "when": "At a prompt."}]}, "overrides.0 is missing required key: cites"),
+    ({"overrides": [{"by": "person", "can": "stop the run.", "when": "W.", "cites": [{"file": "a.ts", "lines": 1}]}]},
+     "overrides.0.can 'stop the run.' does not have the expected form"),
+], ids=["unknown-key", "no-decided_by", "bad-choice", "bad-id", "bad-lines", "no-cites", "answer-61-words",
+        "changed_by-text", "exception-uncited", "override-uncited", "can-full-stop"])
 def test_the_schema_rejects_what_the_loader_rejects(change, said, tmp_path):
     bad = {k: v for k, v in {**GOOD_ENTRY, **change}.items() if v is not None}
     problems = _loader_problems(bad, tmp_path)
@@ -127,9 +134,17 @@ def test_the_schema_rejects_what_the_loader_rejects(change, said, tmp_path):
         jsonschema.validate(bad, schema.json_schema(schema.ENTRY))
 
 
-def test_the_schema_and_the_loader_accept_the_same_good_entry(tmp_path):
-    assert _loader_problems(GOOD_ENTRY, tmp_path) == []
-    jsonschema.validate(GOOD_ENTRY, schema.json_schema(schema.ENTRY))
+SHAPED_ENTRY = {**GOOD_ENTRY, "answer": " ".join(["word"] * 60),  # the most words an answer may have
+                "exceptions": [{"text": "Not in print mode.", "cites": [{"file": "a.ts", "lines": 3}]}],
+                "overrides": [{"by": "person", "can": "stop the run", "when": "At a prompt.",
+                               "cites": [{"file": "a.ts", "lines": 4}]}],
+                "changed_by": [{"text": "A flag.", "cites": [{"file": "a.ts", "lines": "5-6"}]}]}
+
+
+@pytest.mark.parametrize("entry", [GOOD_ENTRY, SHAPED_ENTRY], ids=["minimal", "every-item"])
+def test_the_schema_and_the_loader_accept_the_same_good_entry(entry, tmp_path):
+    assert _loader_problems(entry, tmp_path) == []
+    jsonschema.validate(entry, schema.json_schema(schema.ENTRY))
 
 
 def test_the_workflow_runs_make_targets_that_exist():
