@@ -154,4 +154,13 @@ def review_text(r: Resolution, trees: Trees) -> str:
     diff = difflib.unified_diff(old_lines, new_lines, f"{r.citation.file}:{format_lines(*r.recorded)} at "
                                 f"{r.checked_at}", new_label, lineterm="", n=2)
     return "\n".join([f"── {r.entry.id} {r.status}: {r.entry.headline}",
-                      f"   claim: {' '.join(claim.split())}", *diff, ""])
+                      f"   claim: {' '.join(claim.split())}", *_items_citing(r), *diff, ""])
+
+
+def _items_citing(r: Resolution) -> list[str]:
+    """The sentences of the entry's items that this citation backs: the clause to re-read first."""
+    entry = r.entry
+    items = [("exception", i.text, i.cites) for i in entry.exceptions]
+    items += [(f"override by {o.by}", o.when, o.cites) for o in entry.overrides]
+    items += [("lever", i.text, i.cites) for i in entry.changed_by]
+    return [f"   {name}: {' '.join(text.split())}" for name, text, cites in items if r.citation in cites]

@@ -271,3 +271,14 @@ def test_fix_moves_a_nested_citation_and_leaves_the_rest_byte_for_byte(tmp_path:
         '{file: src/a.ts, lines: 3-5, record: {symbol: one, length: 3, digest: c251399c4ec2}, version: "2"}')
     assert "        # two: the second function\n" in fixed  # the item's comment stays under its citation
     assert run_main(capsys, "verify", "--decisions", project.decisions, "--target", "2").code == 0
+
+
+def test_bump_shows_the_item_a_drifted_citation_backs(tmp_path: Path, capsys) -> None:
+    """A person re-reading a changed citation sees the sentence it is the evidence for."""
+    changed = CODE.replace("return 2;", "return 3;")
+    project = make_project(tmp_path, {"1": {"src/a.ts": CODE}, "2": {"src/a.ts": changed}}, {"D1": NESTED})
+    assert run_main(capsys, "record", "--decisions", project.decisions, "--quiet").code == 0
+    run = run_main(capsys, "bump", "2", "--decisions", project.decisions, "--quiet")
+    block = next(b for b in run.stdout.split("\n\n") if b.startswith("── D1"))
+    assert block.splitlines()[:4] == ["── D1 changed: Who decides D1?", "   claim: Plain code.",
+                                      "   exception: Two returns two.", "--- src/a.ts:5-7 at 1"]
