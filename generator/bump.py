@@ -15,7 +15,7 @@ from datetime import date
 from pathlib import Path
 
 from .errors import UsageError
-from .model import DecisionMap, EditionCitation, EditionProbe, Entry
+from .model import Citation, DecisionMap, Edition, EditionCitation, EditionProbe, Entry
 from .probe import probe_flips
 from .record import settle
 from .rewrite import apply_edits, format_lines, set_top_level
@@ -110,20 +110,14 @@ def settled_edition(decision_map: DecisionMap, accepted: set[str] = frozenset())
     edition = next((e for e in reversed(decision_map.editions) if e.to_version == decision_map.version), None)
     if edition is None:
         return None
-    seen: dict[tuple[str, str], int] = {}
+    found = _settled_ranges(decision_map, edition)
     rows, changed = [], False
-    for row in edition.citations:
-        order = seen.get((row.id, row.file), 0)
-        seen[(row.id, row.file)] = order + 1
-        entry = decision_map.entry(row.id)
-        same_file = [c for c in entry.cites if c.file in (row.file, row.new_file)] if entry else []
-        current = same_file[order] if order < len(same_file) else None
-        if row.status not in ("ok", "moved") and current is not None and current.version in (None, edition.to_version):
-            settled = (current.start, current.end)
-            if settled != row.new:
-                row = EditionCitation(row.id, row.file, row.old, settled, row.checked_at, row.status, row.claim,
-                                      row.line, current.file if current.file != row.file else None)
-                changed = True
+    for index, row in enumerate(edition.citations):
+        current = found.get(index)
+        if current is not None and (current.start, current.end) != row.new:
+            row = EditionCitation(row.id, row.file, row.old, (current.start, current.end), row.checked_at, row.status,
+                                  row.claim, row.line, current.file if current.file != row.file else None)
+            changed = True
         rows.append(row)
     settled = dict(edition.settled)
     for entry_id in sorted(accepted & {row.id for row in edition.citations}, key=_id_order):
@@ -134,6 +128,36 @@ def settled_edition(decision_map: DecisionMap, accepted: set[str] = frozenset())
         return None
     return edition.path, edition_text(edition.from_version, edition.to_version, edition.date, rows,
                                       edition.probes, tuple(sorted(settled.items(), key=lambda kv: _id_order(kv[0]))))
+
+
+def _settled_ranges(decision_map: DecisionMap, edition: Edition) -> dict[int, Citation]:
+    """For the edition's drifted rows (by index), the entry's citation a person settled each on.
+
+    A row whose `new` range an entry's citation still holds is settled already. The others are
+    paired, in order, with the entry's citations of the same file that no row of the edition holds
+    and that are checked at the edition's version, when there are exactly as many of both: an entry
+    whose citations were reordered or added to since the bump (as when its text became items) is
+    never paired by position alone, which would give a row the range of another citation."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for index, row in enumerate(edition.citations):
+        groups.setdefault((row.id, row.file), []).append(index)
+    found: dict[int, Citation] = {}
+    for (entry_id, file), indexes in groups.items():
+        entry = decision_map.entry(entry_id)
+        if entry is None:
+            continue
+        group = [edition.citations[i] for i in indexes]
+        files = {file} | {row.new_file for row in group if row.new_file}
+        same_file = [c for c in entry.cites if c.file in files and c.version in (None, edition.to_version)]
+        held = {(c.file, c.start, c.end) for c in same_file}
+        claimed = {(row.new_file or row.file, *row.new) for row in group if row.new}
+        open_rows = [i for i in indexes if edition.citations[i].status not in ("ok", "moved")
+                     and (edition.citations[i].new_file or file, *(edition.citations[i].new or (0, 0))) not in held]
+        free = list({(c.file, c.start, c.end): c for c in same_file
+                     if (c.file, c.start, c.end) not in claimed}.values())
+        if open_rows and len(free) == len(open_rows):
+            found.update(zip(open_rows, free))
+    return found
 
 
 def _id_order(entry_id: str) -> tuple[str, int]:

@@ -282,3 +282,40 @@ def test_bump_shows_the_item_a_drifted_citation_backs(tmp_path: Path, capsys) ->
     block = next(b for b in run.stdout.split("\n\n") if b.startswith("── D1"))
     assert block.splitlines()[:4] == ["── D1 changed: Who decides D1?", "   claim: Plain code.",
                                       "   exception: Two returns two.", "--- src/a.ts:5-7 at 1"]
+
+
+EDITION = """from: "1"
+to: "2"
+date: 2026-11-29
+citations:
+  - {id: D1, file: src/a.ts, old: "1-3", new: "3-5", checked_at: "1", status: moved, claim: 000000000000}
+  - {id: D1, file: src/a.ts, old: "5-7", new: "9-11", checked_at: "1", status: changed, claim: 000000000000}
+"""
+
+
+def _settle(folder: Path):
+    from generator.bump import settled_edition
+
+    [demo] = load_maps(folder.parent)
+    return settled_edition(demo, set())
+
+
+def test_accept_keeps_a_settled_range_when_the_entry_s_citations_were_reordered(folder: Path) -> None:
+    """Moving citations into items reorders an entry's citations of one file: the edition's rows
+    must not take each other's ranges (they were paired by position)."""
+    (folder / "map.yaml").write_text(MAP.replace('version: "1"', 'version: "2"'))
+    (folder / "editions").mkdir()
+    (folder / "editions" / "1-to-2.yaml").write_text(EDITION)
+    reordered = ("id: D1\nquestion: Q?\ndecided_by: code\nanswer: A.\n"
+                 "exceptions:\n  - text: E.\n    cites: [{file: src/a.ts, lines: 9-11}]\n"
+                 "cites:\n  - {file: src/a.ts, lines: 3-5}\n  - {file: src/a.ts, lines: 20}\n")
+    (folder / "D1.yaml").write_text(reordered)
+    assert _settle(folder) is None  # 9-11 is still cited: nothing to settle, 20 is a new citation
+    # a person re-ranged the drifted citation, and nothing else in the file is unaccounted for
+    (folder / "D1.yaml").write_text(reordered.replace("lines: 9-11", "lines: 9-12").replace(
+        "  - {file: src/a.ts, lines: 20}\n", ""))
+    path, text = _settle(folder)
+    assert 'old: "5-7"\n    new: "9-12"' in text and 'old: "1-3"\n    new: "3-5"' in text
+    # with a new citation in the same file too, which one is the re-ranged one cannot be told: left as it is
+    (folder / "D1.yaml").write_text(reordered.replace("lines: 9-11", "lines: 9-12"))
+    assert _settle(folder) is None
