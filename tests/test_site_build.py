@@ -59,7 +59,7 @@ def test_mkdocs_build_writes_every_page(demo, tmp_path: Path) -> None:
                  "demo/editions/0.8.0-to-1.0.0/index.html",
                  "assets/decision-map/decision-map.css", "assets/decision-map/decision-map.js"):
         assert (site / page).is_file(), page
-    assert "INFO    -  demo: 4 entries, 6 citations, all ok at 1.0.0" in done.stderr
+    assert "INFO    -  demo: 4 entries, 11 citations, all ok at 1.0.0" in done.stderr
 
 
 def test_the_download_is_served_as_markdown_not_rendered(demo, tmp_path: Path) -> None:
