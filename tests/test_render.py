@@ -855,7 +855,9 @@ def test_the_entry_page_shows_the_answer_then_each_exception_with_links_to_its_o
 def test_the_short_views_show_the_answer_and_the_number_of_exceptions_only(pages) -> None:
     exception_text = "runs without any check"
     row = pages["demo/map.md"].split('data-id="D1"')[1].split("</div>")[0]
-    assert row.rstrip().endswith('<span class="dm-count">2 exceptions</span>\n{: .dm-row__answer }')
+    # the whole short answer (its first paragraph), not only its opening sentence, then the count
+    assert row.rstrip().endswith("and a&#95;snake&#95;case name. "
+                                 '<span class="dm-count">2 exceptions</span>\n{: .dm-row__answer }')
     assert exception_text not in pages["demo/map.md"]
     summary = pages["demo/index.md"]
     card = summary[summary.index('<div class="dm-summary" data-id="D1"'):]

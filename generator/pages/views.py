@@ -31,6 +31,7 @@ WHO_ABOUT = {
     "person": "you are asked, or you settle it yourself with a setting, a flag or a command.",
 }
 DOWNLOADS = "downloads"  # pages under this folder are files to download, not pages to render
+SHORT_AT_MOST = 480  # characters of an answer a row shows; 60 words with code spans fit
 OPEN_CODE_LINES = 40  # a cited range up to this long shows open on its entry's page
 _SEVERITY = ("unchanged", "moved", "changed", "rewritten")  # what happened to an entry, mildest first
 
@@ -168,8 +169,15 @@ class Card:
 
     @property
     def short(self) -> str:
-        """The opening of the answer (or a problem's description), as prose."""
+        """The opening of the answer (or a problem's description), as prose: a page's description."""
         return prose.first_sentences(self.entry.answer or self.entry.description or "", at_most=170)
+
+    @property
+    def short_answer(self) -> str:
+        """The answer (or a problem's description) where only it shows, as in a row: whole, as it is
+        short (the loader refuses one over 60 words), cut only past SHORT_AT_MOST characters."""
+        return prose.first_sentences(self.entry.answer or self.entry.description or "", at_least=SHORT_AT_MOST,
+                                     at_most=SHORT_AT_MOST)
 
     @property
     def overrides(self) -> tuple:
