@@ -15,11 +15,12 @@ from datetime import date
 from pathlib import Path
 
 from .errors import UsageError
-from .model import Citation, DecisionMap, Edition, EditionCitation, EditionProbe, Entry
+from .model import DecisionMap, EditionCitation, EditionProbe, Entry
 from .probe import probe_flips
 from .record import settle
 from .rewrite import apply_edits, format_lines, set_top_level
 from .verify import Resolution, Trees, verify_map
+from .model import Citation, Edition
 
 
 @dataclass(frozen=True)
