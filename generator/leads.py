@@ -26,7 +26,7 @@ from .resolve import SourceFile, _language, _name, has_grammar, symbol_path, to_
 
 # How much each kind of link is worth: a name the cited code is defined by (its callers, its events,
 # its settings) says more about the claim than a helper it happens to call.
-WEIGHTS = {"caller": 4.0, "event": 4.0, "env": 4.0, "setting": 4.0, "mode": 3.0, "callee": 1.5}
+WEIGHTS = {"caller": 4.0, "event": 4.0, "env": 4.0, "setting": 4.0, "mode": 3.0, "property": 2.5, "callee": 1.5}
 GENERIC = 60  # a name found at more places than this links nothing in particular: not a lead
 LIMIT = 15  # leads shown per entry by default; a reviewer reads a short list, not a concordance
 
@@ -36,6 +36,10 @@ _MODE_FILE = re.compile(r"(?:^|/)(?:[\w-]+-mode|sdk)\.[cm]?[jt]sx?$")
 # are upper case with an underscore ("PI_CODING_AGENT_DIR").
 _EVENT_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[_:][a-z0-9]+)+$")
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+# A property or variable name long and particular enough (camelCase, at least this long) to link
+# two places that read or write the same value: `grammarToolInputProperties`; not `type` or `options`.
+_PROPERTY_LENGTH = 12
+_IMPORTS = {"import_specifier", "export_specifier", "namespace_import", "import_clause"}  # a name moved, not used
 _ACCESSOR = re.compile(r"^(?:get|set|is|has)([A-Z]\w*)$")
 # Declarations whose name something can call.
 _CALLABLE = {"function_declaration", "generator_function_declaration", "method_definition",
@@ -53,6 +57,10 @@ _QUERY_TS = """
 (member_expression object: (member_expression object: (identifier) @_process property: (property_identifier) @_env)
   property: (property_identifier) @env (#eq? @_process "process") (#eq? @_env "env"))
 (member_expression object: (_) @_settings property: (property_identifier) @setting (#match? @_settings "[Ss]ettings$"))
+(member_expression property: (property_identifier) @property (#match? @property "^_?[a-z]+[A-Z][A-Za-z0-9]*$"))
+(pair key: (property_identifier) @property (#match? @property "^_?[a-z]+[A-Z][A-Za-z0-9]*$"))
+(shorthand_property_identifier) @property
+(identifier) @property (#match? @property "^_?[a-z]+[A-Z][A-Za-z0-9]*$")
 """
 
 
@@ -82,8 +90,9 @@ class SiteIndex:
     def __init__(self, files: list[SourceFile]):
         self.files = {f.path: f for f in files}
         self.sites: dict[str, dict[str, list[Site]]] = {k: defaultdict(list) for k in
-                                                         ("call", "string", "env", "setting", "decl")}
+                                                         ("call", "string", "env", "setting", "property", "decl")}
         self._by_file: dict[str, list[tuple[int, str, str]]] = defaultdict(list)  # row, kind, name
+        self._functions: dict[tuple[str, int], str] = {}
         for source in files:
             self._read(source)
 
@@ -98,6 +107,9 @@ class SiteIndex:
             for node in nodes:
                 text = node.text.decode("utf-8", errors="replace") if node.text else ""
                 if name == "string" and not _value_string(node):
+                    continue
+                if name == "property" and (len(text) < _PROPERTY_LENGTH or _called(node)
+                                           or node.parent.type in _IMPORTS):
                     continue
                 text = text.lstrip("#") if name == "call" else text
                 add[name][text].append(Site(source.path, node.start_point[0]))
@@ -115,6 +127,17 @@ class SiteIndex:
                 found[kind].append(name)
         return found
 
+    def function_at(self, site: Site) -> str:
+        """The dotted path of the function (or, outside any, the declaration) a place is in."""
+        key = (site.file, site.row)
+        if key not in self._functions:
+            source = self.files[site.file]
+            node = source.enclosing(site.row, site.row)
+            # the function says more than a local variable it assigns (`const parsed = …`)
+            node = _enclosing_declaration(node) or node
+            self._functions[key] = symbol_path(node) if node is not None else ""
+        return self._functions[key]
+
     def count(self, kind: str, name: str) -> int:
         return len(self.sites[kind].get(name, ()))
 
@@ -130,6 +153,13 @@ def _value_string(fragment: tree_sitter.Node) -> bool:
     while parent is not None and parent.type in ("parenthesized_expression", "as_expression"):
         parent = parent.parent
     return parent is not None and parent.type not in _TYPE_CONTEXTS
+
+
+def _called(name: tree_sitter.Node) -> bool:
+    """Whether a name is what a call calls (`b()`, `a.b()`: a call, indexed as one)."""
+    callee = name if name.type == "identifier" else name.parent
+    return callee is not None and callee.parent is not None and callee.parent.type == "call_expression" \
+        and callee.parent.child_by_field_name("function") == callee
 
 
 def _callable(node: tree_sitter.Node) -> bool:
@@ -203,8 +233,7 @@ def seeds_of(source: SourceFile, first: int, last: int, index: SiteIndex) -> lis
         for name in names:
             if kind == "call":
                 accessor = _ACCESSOR.match(name)
-                if accessor and index.count("setting", _lower_first(accessor[1])) + \
-                        index.count("call", name) and _settings_receiver(source, first, last, name):
+                if accessor and _settings_receiver(source, first, last, name):
                     add("setting", _lower_first(accessor[1]))
                 add("callee", name)
                 if mode_file(source.path):
@@ -214,7 +243,7 @@ def seeds_of(source: SourceFile, first: int, last: int, index: SiteIndex) -> lis
                     add("env", name)
                 elif _EVENT_NAME.match(name):
                     add("event", name)
-            elif kind in ("env", "setting"):
+            elif kind in ("env", "setting", "property"):
                 add(kind, name)
     return list(seeds.values())
 
@@ -244,8 +273,11 @@ def _sites(seed: Seed, index: SiteIndex) -> list[Site]:
         return index.sites["env"].get(seed.name, []) + index.sites["string"].get(seed.name, [])
     if seed.kind == "setting":
         upper = seed.name[:1].upper() + seed.name[1:]
-        return (index.sites["setting"].get(seed.name, []) + index.sites["call"].get(f"get{upper}", [])
-                + index.sites["call"].get(f"set{upper}", []))
+        accessors = [s for name in (f"get{upper}", f"set{upper}") for s in index.sites["call"].get(name, [])
+                     if _settings_receiver(index.files[s.file], s.row, s.row, name)]
+        return index.sites["setting"].get(seed.name, []) + accessors
+    if seed.kind == "property":
+        return index.sites["property"].get(seed.name, [])
     # mode: the same call, or a declaration of the same name, in another mode's file
     return [s for s in index.sites["call"].get(seed.name, []) + index.sites["decl"].get(seed.name, [])
             if mode_file(s.file) and s.file != seed.file]
@@ -268,55 +300,75 @@ _WHY = {
     "env": "also reads or sets {name}",
     "setting": "also reads or writes the {name} setting",
     "mode": "another mode's version: also {name}",
+    "property": "also uses {name}, as the cited code does",
 }
 
 
 def entry_leads(entry: Entry, ranges: list[Range], index: SiteIndex, limit: int | None = LIMIT) -> EntryLeads:
-    """The leads of one entry, best first: for each name its cited ``ranges`` link to (best linked
-    first), one place in turn, so that the first few leads span many names. Places inside a cited
-    range are left out; ``limit`` (None: no cap) keeps the first ones."""
+    """The leads of one entry, best first. A lead is a function (or a declaration) outside the cited
+    ``ranges`` that names what the cited code names; it ranks by how much it shares with the cited
+    code: the sum of the weights of the names it shares (a caller of a cited function, an event the
+    cited code emits, a setting it reads weigh most; a name used all over the tree weighs little).
+    Each lead points at the place of its weightiest name. ``limit`` (None: no cap) keeps the first."""
     covered: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for path, first, last in ranges:
         covered[path].append((first, last))
-    queues = []
+    best: dict[tuple[str, str], tuple[float, Seed]] = {}  # (kind, name): the seed, once however often cited
     for path, first, last in ranges:
         source = index.files.get(path)
         if source is None:
             continue
         for seed in seeds_of(source, first, last, index):
-            sites = _sites(seed, index)
-            worth = _worth(seed, index, sites)
-            free = [s for s in sites if not any(a <= s.row <= b for a, b in covered.get(s.file, ()))]
-            if worth and free:
-                queues.append((worth, seed, sorted(set(free), key=lambda s: (s.file, s.row))))
-    queues.sort(key=lambda q: (-q[0], q[1].name, q[1].kind))
-    ranked: list[tuple[Seed, Site]] = []
-    seen: set[tuple[str, int]] = set()
-    depth = 0
-    while any(depth < len(q[2]) for q in queues):
-        for _, seed, sites in queues:
-            if depth >= len(sites):
+            if (seed.kind, seed.name) not in best:
+                worth = _worth(seed, index, _sites(seed, index))
+                if worth:
+                    best[(seed.kind, seed.name)] = (worth, seed)
+    # one lead per function: a reviewer reads the function, not each line that names a seed
+    functions: dict[tuple[str, str], dict[str, tuple[float, Seed, Site]]] = defaultdict(dict)
+    for worth, seed in best.values():
+        for site in _sites(seed, index):
+            if any(a <= site.row <= b for a, b in covered.get(site.file, ())):
                 continue
-            site = sites[depth]
-            if (site.file, site.row) in seen:
-                continue
-            seen.add((site.file, site.row))
-            ranked.append((seed, site))
-        depth += 1
+            shared = functions[(site.file, index.function_at(site))]
+            known = shared.get(seed.name)
+            if known is None or (worth, -site.row) > (known[0], -known[2].row):
+                shared[seed.name] = (worth, seed, site)
+    cited_functions = {(path, index.function_at(Site(path, row))) for path, first, last in ranges
+                       if path in index.files for row in (first, last)}
+    cited_folders = {str(PurePosixPath(path).parent) for path, _, _ in ranges}
+    ranked = []
+    for (path, function), shared in functions.items():
+        names = sorted(shared.values(), key=lambda x: (-x[0], x[2].row, x[1].name))
+        worth, seed, site = names[0]
+        score = sum(w for w, _, _ in names) * _nearness(path, function, covered, cited_functions, cited_folders)
+        ranked.append((-score, -worth, path, site.row, seed, site, len(names) - 1))
+    ranked.sort(key=lambda r: r[:4])
     shown = ranked[:limit] if limit else ranked
-    return EntryLeads(entry, tuple(_lead(entry, seed, site, index) for seed, site in shown), len(ranked))
+    return EntryLeads(entry, tuple(_lead(entry, seed, site, index, more) for *_, seed, site, more in shown),
+                      len(ranked))
 
 
-def _lead(entry: Entry, seed: Seed, site: Site, index: SiteIndex) -> Lead:
-    source = index.files[site.file]
-    node = source.enclosing(site.row, site.row)
-    # the function the place is in says more than a local variable it assigns (`const parsed = …`)
-    node = _enclosing_declaration(node) or node
-    where = symbol_path(node) if node is not None else ""
+def _nearness(path: str, function: str, covered: dict, cited_functions: set, cited_folders: set) -> float:
+    """How near a place is to the cited code: the rest of a cited function (its other branches, its
+    early exits) is where an answer most often turns out too wide, then the rest of a cited file,
+    then its folder (a sibling provider, another mode)."""
+    if (path, function) in cited_functions:
+        return 3.0
+    if path in covered:
+        return 2.0
+    if str(PurePosixPath(path).parent) in cited_folders:
+        return 1.5
+    return 1.0
+
+
+def _lead(entry: Entry, seed: Seed, site: Site, index: SiteIndex, more: int = 0) -> Lead:
+    where = index.function_at(site)
     symbol = f'"{seed.name}"' if seed.kind == "event" else seed.name
     why = _WHY[seed.kind].format(name=symbol)
     if seed.kind == "mode":
         why = f"{PurePosixPath(site.file).stem}'s version: also {symbol}"
+    if more:
+        why += f", and {more} more name(s) the cited code uses"
     if where:
         why += f" (in {where})"
     return Lead(entry.id, site.file, to_line(site.row), symbol, why, (entry.id, site.file, symbol, where))
