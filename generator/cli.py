@@ -405,21 +405,20 @@ def _leads_command(commands) -> None:
     leads.add_argument("--format", choices=("text", "json"), default="text",
                        help="text: each entry's leads, best first (default); json: one object")
     leads.add_argument("--limit", type=int, default=None, metavar="N",
-                       help="leads per entry, best first (default: 15; 0: all of them)")
+                       help="leads per entry, best first (default: two per citation, at least 15; 0: all)")
     leads.add_argument("ids", nargs="*", metavar="ID", help="only these entries (default: every entry)")
     leads.add_argument("--quiet", action="store_true", help="no progress display")
     leads.set_defaults(run=_leads)
 
 
 def _leads(args: argparse.Namespace) -> int:
-    from .leads import LIMIT, build_index, cited_ranges, map_leads
+    from .leads import build_index, cited_ranges, map_leads
     from .load import load_maps
     from .record import require_known
     from .verify import Trees, verify_map
 
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit {args.limit}: give a number of leads per entry, or 0 for all of them")
-    limit = LIMIT if args.limit is None else (args.limit or None)
     maps = load_maps(args.decisions, editions=False)
     if args.ids:
         require_known(maps, set(args.ids))
@@ -429,9 +428,9 @@ def _leads(args: argparse.Namespace) -> int:
         cited = cited_ranges(verify_map(decision_map, None, trees))
         entries = [e for e in decision_map.entries if not args.ids or e.id in args.ids]
         if entries:
-            found += map_leads(entries, cited, build_index(trees, decision_map.version), limit)
+            found += map_leads(entries, cited, build_index(trees, decision_map.version), args.limit)
     target = maps[0].version  # load_maps found a map or raised
-    print(report.leads_json(found, target) if args.format == "json" else report.leads_text(found, target, limit))
+    print(report.leads_json(found, target) if args.format == "json" else report.leads_text(found, target, args.limit))
     return 0
 
 

@@ -28,7 +28,14 @@ from .resolve import SourceFile, _language, _name, has_grammar, symbol_path, to_
 # its settings) says more about the claim than a helper it happens to call.
 WEIGHTS = {"caller": 4.0, "event": 4.0, "env": 4.0, "setting": 4.0, "mode": 3.0, "property": 2.5, "callee": 1.5}
 GENERIC = 60  # a name found at more places than this links nothing in particular: not a lead
-LIMIT = 15  # leads shown per entry by default; a reviewer reads a short list, not a concordance
+# Leads shown per entry by default: a reviewer reads a short list, not a concordance, but an entry
+# that cites much claims much, so the list grows with its citations.
+LIMIT, PER_CITATION = 15, 2
+
+
+def default_limit(entry: Entry) -> int:
+    """How many leads an entry shows by default: two per citation, at least 15."""
+    return max(LIMIT, PER_CITATION * len(entry.cites))
 
 # A mode's entry file: print-mode.ts, rpc-mode.ts, interactive-mode.ts, and the SDK's sdk.ts.
 _MODE_FILE = re.compile(r"(?:^|/)(?:[\w-]+-mode|sdk)\.[cm]?[jt]sx?$")
@@ -39,6 +46,7 @@ _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 # A property or variable name long and particular enough (camelCase, at least this long) to link
 # two places that read or write the same value: `grammarToolInputProperties`; not `type` or `options`.
 _PROPERTY_LENGTH = 12
+_PROPERTY = re.compile(r"^_?[a-z]+[A-Z][A-Za-z0-9]*$")
 _IMPORTS = {"import_specifier", "export_specifier", "namespace_import", "import_clause"}  # a name moved, not used
 _ACCESSOR = re.compile(r"^(?:get|set|is|has)([A-Z]\w*)$")
 # Declarations whose name something can call.
@@ -108,7 +116,7 @@ class SiteIndex:
                 text = node.text.decode("utf-8", errors="replace") if node.text else ""
                 if name == "string" and not _value_string(node):
                     continue
-                if name == "property" and (len(text) < _PROPERTY_LENGTH or _called(node)
+                if name == "property" and (len(text) < _PROPERTY_LENGTH or not _PROPERTY.match(text) or _called(node)
                                            or node.parent.type in _IMPORTS):
                     continue
                 text = text.lstrip("#") if name == "call" else text
@@ -294,7 +302,7 @@ def _worth(seed: Seed, index: SiteIndex, sites: list[Site]) -> float:
 
 
 _WHY = {
-    "caller": "also calls {name}, which the entry cites",
+    "caller": "also calls {name}, a function the entry cites",
     "callee": "also calls {name}, which the cited code calls",
     "event": "also emits or handles {name}",
     "env": "also reads or sets {name}",
@@ -304,12 +312,13 @@ _WHY = {
 }
 
 
-def entry_leads(entry: Entry, ranges: list[Range], index: SiteIndex, limit: int | None = LIMIT) -> EntryLeads:
+def entry_leads(entry: Entry, ranges: list[Range], index: SiteIndex, limit: int | None) -> EntryLeads:
     """The leads of one entry, best first. A lead is a function (or a declaration) outside the cited
     ``ranges`` that names what the cited code names; it ranks by how much it shares with the cited
     code: the sum of the weights of the names it shares (a caller of a cited function, an event the
     cited code emits, a setting it reads weigh most; a name used all over the tree weighs little).
-    Each lead points at the place of its weightiest name. ``limit`` (None: no cap) keeps the first."""
+    Each lead points at the place of its weightiest name. ``limit`` keeps the first ones (0: all of
+    them; None: :func:`default_limit`)."""
     covered: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for path, first, last in ranges:
         covered[path].append((first, last))
@@ -343,6 +352,8 @@ def entry_leads(entry: Entry, ranges: list[Range], index: SiteIndex, limit: int 
         score = sum(w for w, _, _ in names) * _nearness(path, function, covered, cited_functions, cited_folders)
         ranked.append((-score, -worth, path, site.row, seed, site, len(names) - 1))
     ranked.sort(key=lambda r: r[:4])
+    if limit is None:
+        limit = default_limit(entry)
     shown = ranked[:limit] if limit else ranked
     return EntryLeads(entry, tuple(_lead(entry, seed, site, index, more) for *_, seed, site, more in shown),
                       len(ranked))
@@ -402,6 +413,7 @@ def build_index(trees, version: str) -> SiteIndex:
 
 
 def map_leads(entries: list[Entry], cited: dict[str, list[Range]], index: SiteIndex,
-              limit: int | None = LIMIT) -> list[EntryLeads]:
-    """The leads of each entry, from the ranges ``cited`` holds for its ID."""
+              limit: int | None = None) -> list[EntryLeads]:
+    """The leads of each entry, from the ranges ``cited`` holds for its ID (``limit``: as for
+    :func:`entry_leads`)."""
     return [entry_leads(entry, cited.get(entry.id, []), index, limit) for entry in entries]

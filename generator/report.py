@@ -93,7 +93,8 @@ def leads_json(found: list[EntryLeads], target: str) -> str:
 
 def leads_text(found: list[EntryLeads], target: str, limit: int | None) -> str:
     """Each entry's leads, best first, under a line that says how many there are and how many show."""
-    shown = f"the best {limit} of each entry (--limit N for more, 0 for all)" if limit else "all of them"
+    shown = ("all of them" if limit == 0 else f"the best {limit} of each entry (--limit 0 for all)" if limit
+             else "the best two per citation of each entry, at least 15 (--limit N for N, 0 for all)")
     lines = [f"leads at {target}: code no citation of the entry covers that names what its cited code names; "
              f"ranked, best first, {shown}"]
     for e in found:
