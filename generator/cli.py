@@ -302,6 +302,15 @@ def _bump(args: argparse.Namespace) -> int:
                   "entry claims; re-read it, then run `python -m generator probe ID`\n")
             for flip in report.probes:  # only entries with a probe are run, so each has its entry
                 print(f"── {flip.id} probe {flip.before} → {flip.after}: {decision_map.entry(flip.id).headline}")
+        if report.leads:
+            print(f"\nnew leads at {args.version} for the entries whose code changed: code that names what their "
+                  f"cited code names and did not at {decision_map.version}; re-read each entry against it "
+                  "(`python -m generator leads ID` lists every lead)\n")
+            for found in report.leads:
+                more = f" (best {len(found.leads)} of {found.total})" if len(found.leads) < found.total else ""
+                print(f"{found.entry.id}: {found.entry.headline}{more}")
+                for lead in found.leads:
+                    print(f"  {lead.file}:{lead.line}  {lead.why}")
         parts = ", ".join(f"{counts[s]} {s}" for s in counts if counts[s])
         flipped = f", {len(report.probes)} probe(s) flipped" if report.probes else ""
         print(f"{decision_map.name}: pinned at {args.version} ({parts}{flipped}); edition written to {report.edition}")

@@ -202,7 +202,7 @@ class Lead:
     line: int  # 1-based
     symbol: str  # the name that links it to the cited code
     why: str  # a few words
-    key: tuple  # what identifies it across versions: (id, file, symbol, enclosing declaration)
+    key: tuple  # what identifies it across versions: (id, file, the function it is in)
 
     def as_json(self) -> dict:
         return {"id": self.id, "file": self.file, "line": self.line, "symbol": self.symbol, "why": self.why}
@@ -382,7 +382,7 @@ def _lead(entry: Entry, seed: Seed, site: Site, index: SiteIndex, more: int = 0)
         why += f", and {more} more name(s) the cited code uses"
     if where:
         why += f" (in {where})"
-    return Lead(entry.id, site.file, to_line(site.row), symbol, why, (entry.id, site.file, symbol, where))
+    return Lead(entry.id, site.file, to_line(site.row), symbol, why, (entry.id, site.file, where))
 
 
 def cited_ranges(results) -> dict[str, list[Range]]:
@@ -417,3 +417,22 @@ def map_leads(entries: list[Entry], cited: dict[str, list[Range]], index: SiteIn
     """The leads of each entry, from the ranges ``cited`` holds for its ID (``limit``: as for
     :func:`entry_leads`)."""
     return [entry_leads(entry, cited.get(entry.id, []), index, limit) for entry in entries]
+
+
+def new_leads(entries: list[Entry], results, trees, old: str, new: str) -> list[EntryLeads]:
+    """For each entry whose code changed between ``old`` and ``new`` (a citation not `ok`), the
+    leads at ``new`` that were not leads at ``old``: a function is new to the entry when it did not
+    share a name with the entry's cited code before (``results``: verify's, from ``old`` to ``new``)."""
+    changed = {r.entry.id for r in results if r.status != "ok"}
+    entries = [e for e in entries if e.id in changed]
+    if not entries:
+        return []
+    before = map_leads(entries, recorded_ranges(results, old), build_index(trees, old), 0)
+    after = map_leads(entries, cited_ranges(results), build_index(trees, new), 0)
+    found = []
+    for was, now in zip(before, after):
+        known = {lead.key for lead in was.leads}
+        fresh = [lead for lead in now.leads if lead.key not in known]
+        if fresh:
+            found.append(EntryLeads(now.entry, tuple(fresh[:default_limit(now.entry)]), len(fresh)))
+    return found
