@@ -31,9 +31,14 @@ class BumpReport:
 
 
 def claim_digest(entry: Entry) -> str:
-    """A short digest of what an entry claims, to tell later whether a person re-wrote it."""
-    text = "\n".join(x or "" for x in (entry.question, entry.answer, entry.title, entry.description,
-                                       entry.changed_by))
+    """A short digest of what an entry claims, to tell later whether a person re-wrote it: its main
+    text and every cited item (exceptions, overrides, levers), each under its own name so that a
+    sentence moved from one list to another counts as a change."""
+    parts = [x or "" for x in (entry.question, entry.answer, entry.title, entry.description)]
+    parts += [f"exception: {item.text}" for item in entry.exceptions]
+    parts += [f"override by {o.by}: {o.when}" for o in entry.overrides]
+    parts += [f"changed_by: {item.text}" for item in entry.changed_by]
+    text = "\n".join(parts)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 

@@ -17,7 +17,7 @@ import yaml
 from . import schema
 from .errors import InputError, Problem
 from .model import (Citation, CitationRecord, DecisionMap, Edition, EditionCitation, EditionProbe, Entry, Failure,
-                    GitPin, Group, NpmPackage, Overlay, OverlayChange, Override, Probe, Review, Section, Side,
+                    GitPin, Group, Item, NpmPackage, Overlay, OverlayChange, Override, Probe, Review, Section, Side,
                     Source, Span, Upstream)
 from .rewrite import finish_interrupted_writes
 
@@ -146,20 +146,27 @@ def _load_entry(path: Path, problems: list[Problem]) -> Entry | None:
             f"the entry's id is {values['id']} but its file is named {path.name}; name the file {values['id']}.yaml")
         problems.append(Problem(path, lines[("id",)], message))
         return None
-    cites = [_citation(path, raw, lines[("cites", index)]) for index, raw in enumerate(values["cites"])]
+    main_cites = _citations(path, values["cites"], lines, ("cites",))
+    exceptions = _items(path, values.get("exceptions"), lines, "exceptions")
+    changed_by = _items(path, values.get("changed_by"), lines, "changed_by")
+    overrides = tuple(Override(o["by"], o["when"], _citations(path, o["cites"], lines, ("overrides", i, "cites")))
+                      for i, o in enumerate(values.get("overrides") or ()))
+    # every citation of the entry in file order: verify, fix, record and bump walk this one
+    cites = sorted(main_cites + [c for item in exceptions + changed_by + overrides for c in item.cites],
+                   key=lambda c: c.mapping_span.start)
     up = values.get("upstream")
     rev = values.get("reviewed")
     return Entry(
         id=values["id"], kind=values["kind"], question=values.get("question"),
         decided_by=values.get("decided_by"), answer=values.get("answer"), title=values.get("title"),
-        description=values.get("description"), changed_by=values.get("changed_by"),
+        description=values.get("description"), changed_by=changed_by, exceptions=exceptions,
         checks=values.get("checks"),
         failures=tuple(Failure(f["issue"], f["title"], f.get("status"), f.get("checked"))
                        for f in values.get("failures", [])),
         upstream=Upstream(up["issue"], up["status"], up["checked"], up.get("fixed_in")) if up else None,
         cites=tuple(cites), reviewed=Review(rev["version"], rev["date"], rev.get("by"), rev.get("checked"))
         if rev else None,
-        path=path, line=1, overrides=_overrides(values), probe=_probe(path, values, problems))
+        path=path, line=1, overrides=overrides, probe=_probe(path, values, problems), main_cites=tuple(main_cites))
 
 
 def _probe(path: Path, values: dict, problems: list[Problem]) -> Probe | None:
@@ -193,7 +200,18 @@ def _check_probe_scripts(folder: Path, entries: list[Entry], problems: list[Prob
 
 
 def _overrides(values: dict) -> tuple[Override, ...]:
+    """An overlay side's overrides: uncited (the seed extensions have no source to cite)."""
     return tuple(Override(o["by"], o["when"]) for o in values.get("overrides") or ())
+
+
+def _citations(path: Path, raws: list[dict], lines: dict, where: tuple) -> list[Citation]:
+    return [_citation(path, raw, lines[where + (index,)]) for index, raw in enumerate(raws)]
+
+
+def _items(path: Path, raws: list[dict] | None, lines: dict, key: str) -> tuple[Item, ...]:
+    return tuple(Item(raw["text"], tuple(_citations(path, raw["cites"], lines, (key, i, "cites"))), path,
+                      lines[(key, i)])
+                 for i, raw in enumerate(raws or ()))
 
 
 def _citation(path: Path, raw: dict, line: int) -> Citation:
@@ -411,7 +429,7 @@ class _Checker:
             return self._record(node, spec, where, name)
         if isinstance(spec, schema.ListOf):
             if not isinstance(node, yaml.SequenceNode):
-                self.fail(node, f"{name} must be a list")
+                self.fail(node, f"{name} must be a list" + (f"; {spec.not_a_list}" if spec.not_a_list else ""))
                 return None
             if len(node.value) < spec.min_items:
                 self.fail(node, f"{name} must list at least {spec.min_items} item(s)")
@@ -528,6 +546,10 @@ class _Checker:
             return None
         if len(text) > spec.max_length:
             self.fail(node, f"{name} is {len(text):,} characters; shorten it to {spec.max_length:,} at most")
+            return None
+        if spec.max_words is not None and len(text.split()) > spec.max_words:
+            self.fail(node, f"{name} is {len(text.split())} words, over the limit of {spec.max_words}; "
+                      f"{spec.words_hint}")
             return None
         bad = _FORBIDDEN_CHARS.search(text)
         if bad:

@@ -94,11 +94,23 @@ class Probe:
 
 
 @dataclass(frozen=True)
+class Item:
+    """One cited sentence of an entry: an exception to its main path, or a lever that changes it."""
+
+    text: str
+    cites: tuple[Citation, ...]
+    path: Path  # the entry's YAML file
+    line: int  # 1-based line of the item in it
+
+
+@dataclass(frozen=True)
 class Override:
-    """A holder who can overrule the default one (``decided_by``), and in what situation."""
+    """A holder who can overrule the default one (``decided_by``), and in what situation. An entry's
+    overrides are cited; an overlay side's are not (its extension has no pinned source)."""
 
     by: str  # "code" | "model" | "person"
     when: str
+    cites: tuple[Citation, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -112,16 +124,18 @@ class Entry:
     answer: str | None
     title: str | None
     description: str | None
-    changed_by: str | None
+    changed_by: tuple[Item, ...]  # one item per lever
     checks: str | None
     failures: tuple[Failure, ...]
     upstream: Upstream | None
-    cites: tuple[Citation, ...]
+    cites: tuple[Citation, ...]  # EVERY citation of the entry, in file order (main, items, overrides)
     reviewed: Review | None
     path: Path
     line: int
     overrides: tuple[Override, ...] = ()
     probe: Probe | None = None
+    exceptions: tuple[Item, ...] = ()  # when the main path does not hold
+    main_cites: tuple[Citation, ...] = ()  # the top-level `cites`: the main path's own
 
     @property
     def group(self) -> str:

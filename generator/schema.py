@@ -31,6 +31,8 @@ class Text(Spec):
     pattern: str | None = None
     prose: bool = False
     max_length: int = MAX_TEXT
+    max_words: int | None = None  # counted as len(text.split()); refused above, with ``words_hint``
+    words_hint: str = ""
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class LineRange(Spec):
 class ListOf(Spec):
     item: Spec = field(default_factory=Spec)
     min_items: int = 0
+    not_a_list: str = ""  # what to do when a single value is written where the list belongs
 
 
 @dataclass(frozen=True)
@@ -75,19 +78,6 @@ class Record(Spec):
     one_of: tuple[tuple[str, ...], ...] = ()  # exactly one key of each tuple must be present
 
 
-WHO = Choice(options=("code", "model", "person"), doc="Who holds the judgment: plain code, an AI model, or a person.")
-
-OVERRIDE = Record(
-    doc="Another holder who can overrule the default one, and when.",
-    fields={
-        "by": Choice(options=("code", "model", "person"), doc="Who can overrule: code, model or person."),
-        "when": Text(prose=True, doc="In what situation, and how, it overrules the default holder."),
-    },
-    required=("by", "when"),
-)
-OVERRIDES = ListOf(item=OVERRIDE, min_items=1, doc="Who can overrule the default holder (decided_by), and when: "
-                   "e.g. code decides, and a person can veto.")
-
 CITATION = Record(
     doc="A file:line citation into the pinned source.",
     fields={
@@ -110,6 +100,47 @@ CITATION = Record(
     },
     required=("file", "lines"),
 )
+
+CITES = ListOf(item=CITATION, min_items=1, doc="The citations that show it (at least one).")
+
+MAIN_PATH_WORDS = 40  # what an answer or a description aims at
+MAX_MAIN_PATH_WORDS = 60  # what the loader refuses above
+MAIN_PATH_HINT = (f"keep the main path, at most {MAIN_PATH_WORDS} words, and move each exception to an "
+                  "`exceptions` item with its citation")
+
+ITEM = Record(
+    doc="One cited sentence: an exception to the main path, or a lever that changes it.",
+    fields={
+        "text": Text(prose=True, doc="One sentence, true of the cited code."),
+        "cites": CITES,
+    },
+    required=("text", "cites"),
+)
+EXCEPTIONS = ListOf(item=ITEM, min_items=1, doc="When the main path does not hold: one item per case, each one "
+                    "sentence saying when and what happens then, with its own citations.")
+CHANGED_BY = ListOf(item=ITEM, min_items=1, doc="Where a person, a setting or an extension can change it: one item "
+                    "per lever, each with its own citations.",
+                    not_a_list="write changed_by as a list of items, each with text and cites")
+
+WHO = Choice(options=("code", "model", "person"), doc="Who holds the judgment: plain code, an AI model, or a person.")
+
+
+def _override(cited: bool) -> Record:
+    fields: dict[str, Spec] = {
+        "by": Choice(options=("code", "model", "person"), doc="Who can overrule: code, model or person."),
+        "when": Text(prose=True, doc="In what situation, and how, it overrules the default holder."),
+        "cites": CITES,
+    }
+    return Record(doc="Another holder who can overrule the default one, and when" +
+                  (", with the citations that show it." if cited else "."),
+                  fields=fields, required=("by", "when", "cites") if cited else ("by", "when"))
+
+
+OVERRIDE = _override(cited=True)  # an entry's: cited like every other clause
+SIDE_OVERRIDE = _override(cited=False)  # an overlay's side: the seed extensions have no source to cite
+OVERRIDES = ListOf(item=OVERRIDE, min_items=1, doc="Who can overrule the default holder (decided_by), and when: "
+                   "e.g. code decides, and a person can veto. One item per lever, each cited.")
+SIDE_OVERRIDES = ListOf(item=SIDE_OVERRIDE, min_items=1, doc="Who can overrule the default holder, and when.")
 
 FAILURE = Record(
     doc="A recorded failure: an upstream issue or fix, never an invented one.",
@@ -164,14 +195,21 @@ ENTRY = Record(
         "question": Text(prose=True, doc="The judgment, phrased as a user would ask it."),
         "decided_by": WHO,
         "overrides": OVERRIDES,
-        "answer": Text(prose=True, doc="The answer in a few plain sentences, true of the cited code."),
+        "answer": Text(prose=True, max_words=MAX_MAIN_PATH_WORDS, words_hint=MAIN_PATH_HINT,
+                       doc=f"The main path in one or two sentences (aim at {MAIN_PATH_WORDS} words, at most "
+                           f"{MAX_MAIN_PATH_WORDS}), true of the cited code as written; exceptions go to "
+                           "`exceptions`."),
+        "exceptions": EXCEPTIONS,
         "title": Text(prose=True, doc="A problem's headline."),
-        "description": Text(prose=True, doc="What goes wrong, true of the cited code."),
-        "changed_by": Text(prose=True, doc="Where a person, a setting or an extension can change it."),
+        "description": Text(prose=True, max_words=MAX_MAIN_PATH_WORDS, words_hint=MAIN_PATH_HINT,
+                            doc=f"What goes wrong, the main statement (aim at {MAIN_PATH_WORDS} words, at most "
+                                f"{MAX_MAIN_PATH_WORDS}), true of the cited code; exceptions go to `exceptions`."),
+        "changed_by": CHANGED_BY,
         "checks": Text(prose=True, doc="What in the mapped code checks this judgment."),
         "failures": ListOf(item=FAILURE, doc="Recorded failures (upstream issues or fixes)."),
         "upstream": UPSTREAM,
-        "cites": ListOf(item=CITATION, min_items=1, doc="Where the judgment is made."),
+        "cites": ListOf(item=CITATION, min_items=1, doc="Where the main path is decided (the answer's or the "
+                        "description's citations)."),
         "reviewed": REVIEWED,
         "probe": PROBE,
     },
@@ -243,7 +281,7 @@ MAP = Record(
 SIDE = Record(
     fields={
         "decided_by": Choice(options=("code", "model", "person", "none")),
-        "overrides": OVERRIDES,
+        "overrides": SIDE_OVERRIDES,
         "answer": Text(prose=True),
     },
     required=("decided_by", "answer"),
