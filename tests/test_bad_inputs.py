@@ -323,11 +323,15 @@ def payload_map(base: Project, root: Path) -> Path:
     payload = " ".join(PAYLOADS)
     quoted = json.dumps(payload)  # a JSON string is a YAML double-quoted scalar
     (folder / "D2.yaml").write_text(
-        f"id: D2\nquestion: {quoted}\ndecided_by: code\nanswer: {quoted}\nchanged_by: {quoted}\n"
+        f"id: D2\nquestion: {quoted}\ndecided_by: code\nanswer: {quoted}\n"
+        f"exceptions:\n  - text: {quoted}\n    cites: [{{file: src/a.ts, lines: 6-8}}]\n"
+        f"overrides:\n  - by: person\n    when: {quoted}\n    cites: [{{file: src/a.ts, lines: 6-8}}]\n"
+        f"changed_by:\n  - text: {quoted}\n    cites: [{{file: src/a.ts, lines: 6-8}}]\n"
         f"checks: {quoted}\nfailures:\n  - issue: 1\n    title: {quoted}\n    status: {quoted}\n"
         f"cites:\n  - file: src/a.ts\n    lines: 6-8\n    note: {quoted}\n")
     (folder / "P1.yaml").write_text(
-        f"id: P1\nkind: problem\ntitle: {quoted}\ndescription: {quoted}\nupstream:\n  issue: 2\n"
+        f"id: P1\nkind: problem\ntitle: {quoted}\ndescription: {quoted}\n"
+        f"exceptions:\n  - text: {quoted}\n    cites: [{{file: src/a.ts, lines: 11-13}}]\nupstream:\n  issue: 2\n"
         f"  status: {quoted}\n  checked: 2026-01-01\ncites:\n  - file: src/a.ts\n    lines: 11-13\n")
     (folder / "map.yaml").write_text(
         (folder / "map.yaml").read_text().replace("title: Demo map", f"title: {quoted}")

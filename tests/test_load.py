@@ -269,10 +269,11 @@ def test_a_byte_order_mark_and_a_file_of_the_largest_size_load(folder: Path) -> 
 
 def test_unsafe_prose(folder: Path) -> None:
     write(folder, "D2.yaml", entry_yaml("D2", [("a.ts", 1)]).replace(
-        "answer: Plain code.", "answer: See [this](javascript:alert(1)).\nchanged_by: \"\\u202e hidden\""))
+        "answer: Plain code.", "answer: See [this](javascript:alert(1)).\nchanged_by:\n  - text: \"\\u202e hidden\"\n"
+        "    cites: [{file: a.ts, lines: 1}]"))
     assert problems(folder) == [
         "D2.yaml:4: answer links to 'javascript:alert(1'; links may only go to http(s)",
-        "D2.yaml:5: changed_by holds the invisible control character U+202E; remove it",
+        "D2.yaml:6: changed_by.0.text holds the invisible control character U+202E; remove it",
     ]
 
 
@@ -494,14 +495,14 @@ def test_edition_records_are_read_only_when_asked_for(folder: Path) -> None:
 
 def test_an_entry_reads_back_with_every_field(folder: Path) -> None:
     """What an entry's page shows: each field as written."""
-    from generator.model import Failure, Override, Review, Upstream
+    from generator.model import Failure, Review, Upstream
 
     write(folder, "D2.yaml", """id: D2
 question: Who stops the loop?
 decided_by: code
-overrides: [{by: person, when: At the limit.}]
+overrides: [{by: person, when: At the limit., cites: [{file: src/a.ts, lines: 3}]}]
 answer: The code does.
-changed_by: An extension.
+changed_by: [{text: An extension., cites: [{file: src/a.ts, lines: 4}]}]
 checks: A test.
 reviewed: {version: "1.0", date: 2026-11-20, by: a second reader, checked: every claim}
 cites:
@@ -521,8 +522,11 @@ cites:
     decision, problem = demo.entry("D2"), demo.entry("P1")
     assert (decision.kind, decision.question, decision.decided_by, decision.answer) == (
         "decision", "Who stops the loop?", "code", "The code does.")
-    assert (decision.changed_by, decision.checks, decision.overrides) == (
-        "An extension.", "A test.", (Override("person", "At the limit."),))
+    assert ([(i.text, [c.start for c in i.cites]) for i in decision.changed_by], decision.checks) == (
+        [("An extension.", [4])], "A test.")
+    assert [(o.by, o.when, [c.start for c in o.cites]) for o in decision.overrides] == [
+        ("person", "At the limit.", [3])]
+    assert (decision.exceptions, [c.start for c in decision.main_cites]) == ((), [1])
     assert decision.reviewed == Review("1.0", "2026-11-20", "a second reader", "every claim")
     assert (decision.path, decision.line, decision.upstream, decision.failures) == (folder / "D2.yaml", 1, None, ())
     assert (problem.kind, problem.title, problem.description) == ("problem", "It breaks.", "When piped.")
