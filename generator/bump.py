@@ -15,6 +15,7 @@ from datetime import date
 from pathlib import Path
 
 from .errors import UsageError
+from .leads import EntryLeads, new_leads
 from .model import DecisionMap, EditionCitation, EditionProbe, Entry
 from .probe import probe_flips
 from .record import settle
@@ -29,6 +30,7 @@ class BumpReport:
     edition: Path
     trees: Trees
     probes: tuple[EditionProbe, ...] = ()  # the probes whose outcome flipped
+    leads: tuple[EntryLeads, ...] = ()  # for entries whose code changed: leads new at the target
 
 
 def claim_digest(entry: Entry) -> str:
@@ -58,7 +60,8 @@ def bump_map(decision_map: DecisionMap, version: str, trees: Trees, today: str |
     pin_text = set_top_level(_repinned(decision_map, version), "checked_at", version, after="version")
     edition.parent.mkdir(exist_ok=True)
     apply_edits(edits, also={edition: edition_text, decision_map.path: pin_text})
-    return BumpReport(results, edition, trees, flips)
+    leads = new_leads(list(decision_map.entries), results, trees, decision_map.version, version)
+    return BumpReport(results, edition, trees, flips, tuple(leads))
 
 
 def _repinned(decision_map: DecisionMap, version: str) -> str:

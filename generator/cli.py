@@ -21,6 +21,7 @@ EXAMPLES = """examples:
   python -m generator new FILE:LINE --group E     start a new entry from the code that decides
   python -m generator source                      where the pinned source is on disk
   python -m generator probe P1 D1                 run pi itself and check what the entries claim
+  python -m generator leads D8                    code D8's citations do not cover, for its reviewer
   python -m generator build                       verify, then build the site into site/
 """
 
@@ -175,6 +176,7 @@ def _parser() -> argparse.ArgumentParser:
     source.set_defaults(run=_source)
     schema.set_defaults(run=_schema)
     _probe_command(commands)
+    _leads_command(commands)
     _site_commands(commands)
     return parser
 
@@ -300,6 +302,15 @@ def _bump(args: argparse.Namespace) -> int:
                   "entry claims; re-read it, then run `python -m generator probe ID`\n")
             for flip in report.probes:  # only entries with a probe are run, so each has its entry
                 print(f"── {flip.id} probe {flip.before} → {flip.after}: {decision_map.entry(flip.id).headline}")
+        if report.leads:
+            print(f"\nnew leads at {args.version} for the entries whose code changed: code that names what their "
+                  f"cited code names and did not at {decision_map.version}; re-read each entry against it "
+                  "(`python -m generator leads ID` lists every lead)\n")
+            for found in report.leads:
+                more = f" (best {len(found.leads)} of {found.total})" if len(found.leads) < found.total else ""
+                print(f"{found.entry.id}: {found.entry.headline}{more}")
+                for lead in found.leads:
+                    print(f"  {lead.file}:{lead.line}  {lead.why}")
         parts = ", ".join(f"{counts[s]} {s}" for s in counts if counts[s])
         flipped = f", {len(report.probes)} probe(s) flipped" if report.probes else ""
         print(f"{decision_map.name}: pinned at {args.version} ({parts}{flipped}); edition written to {report.edition}")
@@ -388,6 +399,48 @@ def _probe(args: argparse.Namespace) -> int:
     if any(r.status == "error" for r in results):
         return 2
     return 1 if any(r.status == "fails" for r in results) else 0
+
+
+def _leads_command(commands) -> None:
+    leads = commands.add_parser(
+        "leads", help="for a reviewer: code an entry's citations do not cover that could make it too wide",
+        description="For each entry, the places in the pinned tree that name what its cited code names and "
+                    "that none of its citations covers: other call sites of the functions it cites, other "
+                    "places that emit or handle its event names, other readers and writers of its settings "
+                    "and environment variables, and the other modes' versions of a cited mode file (print, "
+                    "RPC, interactive, SDK). Ranked; --limit caps each entry's list. Exit 0; 2 for bad input.",
+        epilog="examples:\n  python -m generator leads D8\n  python -m generator leads --format json --limit 0")
+    _decisions_option(leads)
+    leads.add_argument("--format", choices=("text", "json"), default="text",
+                       help="text: each entry's leads, best first (default); json: one object")
+    leads.add_argument("--limit", type=int, default=None, metavar="N",
+                       help="leads per entry, best first (default: two per citation, at least 15; 0: all)")
+    leads.add_argument("ids", nargs="*", metavar="ID", help="only these entries (default: every entry)")
+    leads.add_argument("--quiet", action="store_true", help="no progress display")
+    leads.set_defaults(run=_leads)
+
+
+def _leads(args: argparse.Namespace) -> int:
+    from .leads import build_index, cited_ranges, map_leads
+    from .load import load_maps
+    from .record import require_known
+    from .verify import Trees, verify_map
+
+    if args.limit is not None and args.limit < 0:
+        raise UsageError(f"--limit {args.limit}: give a number of leads per entry, or 0 for all of them")
+    maps = load_maps(args.decisions, editions=False)
+    if args.ids:
+        require_known(maps, set(args.ids))
+    found = []
+    for decision_map in maps:
+        trees = Trees(decision_map, quiet=args.quiet)
+        cited = cited_ranges(verify_map(decision_map, None, trees))
+        entries = [e for e in decision_map.entries if not args.ids or e.id in args.ids]
+        if entries:
+            found += map_leads(entries, cited, build_index(trees, decision_map.version), args.limit)
+    target = maps[0].version  # load_maps found a map or raised
+    print(report.leads_json(found, target) if args.format == "json" else report.leads_text(found, target, args.limit))
+    return 0
 
 
 def _settle_editions(decisions: Path, accepted: set[str]) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from .errors import display_path
 
 if TYPE_CHECKING:  # the command line imports this module before it knows the dependencies are there
+    from .leads import EntryLeads
     from .verify import Resolution
 
 ADVICE = {"moved": "run `python -m generator fix` to update it",
@@ -84,3 +85,22 @@ def probes_table(results, target: str) -> str:
     sandbox = {"namespaces": "Linux namespaces and Node's permission model",
                "node": "Node's permission model only (no namespaces here)"}[isolation()]
     return "\n".join(lines + ["", f"{len(results)} probe(s) with pi {target}: {parts} (sandbox: {sandbox})"])
+
+
+def leads_json(found: list[EntryLeads], target: str) -> str:
+    return json.dumps({"target": target, "leads": [lead.as_json() for e in found for lead in e.leads]}, indent=1)
+
+
+def leads_text(found: list[EntryLeads], target: str, limit: int | None) -> str:
+    """Each entry's leads, best first, under a line that says how many there are and how many show."""
+    shown = ("all of them" if limit == 0 else f"the best {limit} of each entry (--limit 0 for all)" if limit
+             else "the best two per citation of each entry, at least 15 (--limit N for N, 0 for all)")
+    lines = [f"leads at {target}: code no citation of the entry covers that names what its cited code names; "
+             f"ranked, best first, {shown}"]
+    for e in found:
+        count = f"{len(e.leads)} of {e.total}" if len(e.leads) < e.total else f"{e.total}"
+        lines.append(f"\n{e.entry.id}: {count} lead(s): {e.entry.headline}")
+        width = max((len(f"{lead.file}:{lead.line}") for lead in e.leads), default=0)
+        for rank, lead in enumerate(e.leads, 1):
+            lines.append(f"  {rank:>2}. {f'{lead.file}:{lead.line}':<{width}}  {lead.why}")
+    return "\n".join(lines)

@@ -181,6 +181,13 @@ class SourceFile:
 
     def declarations(self, symbol: str) -> list[tree_sitter.Node]:
         """The named declarations whose dotted path is ``symbol`` (``Class.method``), in source order."""
+        if symbol not in self._by_path:
+            last = symbol.rsplit(".", 1)[-1]
+            self._by_path[symbol] = [n for n in self.declarations_by_name().get(last, []) if symbol_path(n) == symbol]
+        return self._by_path[symbol]
+
+    def declarations_by_name(self) -> dict[str, list[tree_sitter.Node]]:
+        """Every named declaration, by its own name (the last part of its path), in source order."""
         if self._declarations is None:
             # Indexed by the last name only: full paths are computed just for the candidates.
             by_name: dict[str, list[tree_sitter.Node]] = {}
@@ -192,10 +199,7 @@ class SourceFile:
                     if name is not None:
                         by_name.setdefault(name, []).append(node)
             self._declarations = by_name
-        if symbol not in self._by_path:
-            last = symbol.rsplit(".", 1)[-1]
-            self._by_path[symbol] = [n for n in self._declarations.get(last, []) if symbol_path(n) == symbol]
-        return self._by_path[symbol]
+        return self._declarations
 
     def enclosing(self, first: int, last: int) -> tree_sitter.Node | None:
         """The innermost named declaration holding rows first..last (0-based), if any."""

@@ -1,0 +1,263 @@
+"""`leads`: code an entry's citations do not cover that names what its cited code names.
+
+Small fixture trees for exact assertions, then pi's real tree at 1.6.0 (from the registry)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, assert_clean_failure, entry_yaml, make_project, run_cli, run_main
+
+# A session that emits an event, reads a setting and an environment variable; a runner that calls
+# the session's check, an extension that handles the event, and a type that only names it.
+SESSION = """\
+export class Session {
+  check(call: string): boolean {
+    if (!this.runner.hasHandlers("tool_call")) {
+      return true;
+    }
+    const limit = this.settingsManager.getCallLimit();
+    const home = process.env.DEMO_AGENT_HOME;
+    return this.runner.emit({ type: "tool_call", call, limit, home });
+  }
+
+  again(call: string): boolean {
+    return this.check(call);
+  }
+
+  async bindExtensions(bindings: object): Promise<void> {}
+}
+"""
+
+RUNNER = """\
+import { Session } from "./session";
+
+export function runOne(session: Session, call: string): boolean {
+  return session.check(call);
+}
+
+export function limits(settings: Settings): number {
+  return settings.callLimit ?? 3;
+}
+
+export function home(): string | undefined {
+  return process.env.DEMO_AGENT_HOME;
+}
+"""
+
+EXTENSION = """\
+export default function (pi: ExtensionAPI) {
+  pi.on("tool_call", async (event) => {
+    return undefined;
+  });
+}
+
+interface ToolCallEvent {
+  type: "tool_call";
+}
+"""
+
+PRINT_MODE = """\
+export async function runPrint(session: Session): Promise<number> {
+  await session.bindExtensions({ mode: "print" });
+  return 0;
+}
+"""
+
+RPC_MODE = """\
+export async function runRpc(session: Session): Promise<void> {
+  await session.bindExtensions({ mode: "rpc", shutdownHandler: () => {} });
+}
+"""
+
+TREE = {"src/session.ts": SESSION, "src/runner.ts": RUNNER, "src/extension.ts": EXTENSION,
+        "src/modes/print-mode.ts": PRINT_MODE, "src/modes/rpc-mode.ts": RPC_MODE}
+
+
+def leads_of(run) -> list[tuple[str, str, int, str]]:
+    return [(lead["id"], lead["file"], lead["line"], lead["symbol"]) for lead in run.json()["leads"]]
+
+
+@pytest.fixture
+def demo(tmp_path):
+    entries = {"A1": entry_yaml("A1", [("src/session.ts", "2-9")]),
+               "A2": entry_yaml("A2", [("src/modes/print-mode.ts", "2")]),
+               "A3": entry_yaml("A3", [("src/session.ts", "2-9"), ("src/runner.ts", "3-5")])}
+    return make_project(tmp_path, {"1": TREE}, entries)
+
+
+def test_leads_of_a_cited_function_its_event_its_setting_and_its_environment_variable(demo, capsys):
+    run = run_main(capsys, "leads", "A1", "--decisions", demo.decisions, "--format", "json", "--quiet")
+    assert run.code == 0, run.stderr
+    assert run.json()["target"] == "1"
+    found = leads_of(run)
+    # the other callers of the cited method, outside the cited lines (line 12 calls it from `again`)
+    assert ("A1", "src/session.ts", 12, "check") in found
+    assert ("A1", "src/runner.ts", 4, "check") in found
+    # the other place that handles the event; the interface that only names its type is no lead
+    assert ("A1", "src/extension.ts", 2, '"tool_call"') in found
+    assert not any(f == "src/extension.ts" and line == 8 for _, f, line, _ in found)
+    # the setting read through the settings object, and the environment variable read elsewhere
+    assert ("A1", "src/runner.ts", 8, "callLimit") in found
+    assert ("A1", "src/runner.ts", 12, "DEMO_AGENT_HOME") in found
+    # nothing inside the cited range is a lead
+    assert not any(f == "src/session.ts" and 2 <= line <= 9 for _, f, line, _ in found)
+    assert {tuple(sorted(lead)) for lead in run.json()["leads"]} == {("file", "id", "line", "symbol", "why")}
+
+
+def test_a_lead_a_citation_covers_is_left_out(demo, capsys):
+    run = run_main(capsys, "leads", "A3", "--decisions", demo.decisions, "--format", "json", "--quiet")
+    found = leads_of(run)
+    assert ("A3", "src/session.ts", 12, "check") in found
+    assert not any(f == "src/runner.ts" and 3 <= line <= 5 for _, f, line, _ in found)
+
+
+def test_another_mode_s_version_of_a_cited_mode_file(demo, capsys):
+    run = run_main(capsys, "leads", "A2", "--decisions", demo.decisions, "--format", "json", "--quiet")
+    [lead] = [lead for lead in run.json()["leads"] if lead["file"] == "src/modes/rpc-mode.ts"]
+    assert (lead["line"], lead["symbol"]) == (2, "bindExtensions")
+    assert lead["why"].startswith("rpc-mode's version: also bindExtensions")
+
+
+def test_the_text_says_how_the_list_is_ranked_and_capped(demo, capsys):
+    run = run_main(capsys, "leads", "A1", "--decisions", demo.decisions, "--quiet", "--limit", "2")
+    assert run.code == 0
+    lines = run.stdout.splitlines()
+    assert "ranked, best first, the best 2 of each entry (--limit 0 for all)" in lines[0]
+    header = next(line for line in lines if line.startswith("A1: "))
+    assert header.startswith("A1: 2 of ") and header.endswith("lead(s): Who decides A1?")
+    assert [line.split(".")[0].strip() for line in lines if line.startswith("   ")] == ["1", "2"]
+    everything = run_main(capsys, "leads", "A1", "--decisions", demo.decisions, "--quiet", "--limit", "0",
+                          "--format", "json")
+    assert len(everything.json()["leads"]) > 2
+
+
+def test_the_best_linked_function_comes_first(demo, capsys):
+    """The runner's `runOne` calls the cited method (a caller weighs most); the first lead of A1 is
+    a caller of `check`, not the environment variable read in `home`."""
+    run = run_main(capsys, "leads", "A1", "--decisions", demo.decisions, "--format", "json", "--quiet")
+    assert run.json()["leads"][0]["symbol"] == "check"
+
+
+def test_an_unknown_id_and_a_negative_limit_are_bad_usage(demo, capsys):
+    assert_clean_failure(run_main(capsys, "leads", "A1", "Z9", "--decisions", demo.decisions, "--quiet"),
+                         "no entry has the ID Z9")
+    assert_clean_failure(run_main(capsys, "leads", "--limit", "-1", "--decisions", demo.decisions, "--quiet"),
+                         "--limit -1")
+
+
+def test_every_file_is_parsed_once_for_the_whole_map(demo, capsys, parsed_files):
+    run = run_main(capsys, "leads", "--decisions", demo.decisions, "--format", "json", "--quiet")
+    assert run.code == 0
+    assert sorted(parsed_files) == sorted(TREE)
+    assert {lead["id"] for lead in run.json()["leads"]} == {"A1", "A2", "A3"}
+
+
+def test_bump_lists_the_leads_new_at_the_target_for_entries_whose_code_changed(tmp_path, capsys):
+    """At version 2 the cited method moves down (its code changed around it) and gains a new caller;
+    the caller it had at 1 is no new lead."""
+    v2 = dict(TREE)
+    v2["src/session.ts"] = "// moved\n" + SESSION
+    v2["src/audit.ts"] = "export function audit(session: Session): boolean {\n  return session.check(\"x\");\n}\n"
+    p = make_project(tmp_path, {"1": TREE, "2": v2},
+                     {"A1": entry_yaml("A1", [("src/session.ts", "2-9")]),
+                      "A2": entry_yaml("A2", [("src/modes/print-mode.ts", "2")])})
+    run = run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    assert run.code == 0, run.stdout + run.stderr
+    block = run.stdout.split("new leads at 2 for the entries whose code changed")[1]
+    lines = block.strip("\n").splitlines()
+    assert lines[2] == "A1: Who decides A1?"
+    assert lines[3].startswith("  src/audit.ts:2  also calls check, a function the entry cites (in audit)")
+    assert "src/runner.ts" not in block  # a caller already there at 1
+    assert "A2:" not in block  # its code did not change
+    assert lines[-1].startswith("demo: pinned at 2")
+
+
+# --- pi's real tree at 1.6.0 ----------------------------------------------------------------------
+
+PI_MAP = """\
+title: pi at 1.6.0
+repo: https://github.com/earendil-works/pi
+version: "1.6.0"
+source:
+  npm:
+    - package: "@earendil-works/pi-coding-agent"
+      path: packages/coding-agent
+    - package: "@earendil-works/pi-agent-core"
+      path: packages/agent
+    - package: "@earendil-works/pi-ai"
+      path: packages/ai
+"""
+CODING_AGENT = "packages/coding-agent/src/"
+
+
+@pytest.fixture
+def real_pi(tmp_path: Path, pi_cache: Path, monkeypatch: pytest.MonkeyPatch):
+    """A map of pi 1.6.0 whose entries the test writes (each citing a few real lines)."""
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
+    folder = tmp_path / "decisions" / "pi"
+    folder.mkdir(parents=True)
+    (folder / "map.yaml").write_text(PI_MAP)
+
+    def write(entry_id: str, cites: list[tuple[str, str]]) -> Path:
+        (folder / f"{entry_id}.yaml").write_text(entry_yaml(entry_id, cites))
+        return tmp_path / "decisions"
+
+    return write
+
+
+@pytest.mark.network
+def test_real_pi_an_event_emitted_and_handled_in_several_places(real_pi):
+    """The session asks whether any `tool_call` handler is there and emits the event (cited); the
+    runner snapshots its handlers and pi's own MCP extension handles it: both are leads."""
+    decisions = real_pi("E1", [(CODING_AGENT + "core/agent-session.ts", "727-737")])
+    source = run_cli("source", "--decisions", decisions).stdout.strip()
+    cited = Path(source, CODING_AGENT, "core/agent-session.ts").read_text().splitlines()[726:737]
+    assert any('hasHandlers("tool_call")' in line for line in cited), "the cited lines hold the event"
+    run = run_cli("leads", "--decisions", decisions, "--format", "json", "--limit", "0", "--quiet")
+    assert run.code == 0, run.stderr
+    event = {(lead["file"], lead["line"]) for lead in run.json()["leads"] if lead["symbol"] == '"tool_call"'}
+    assert (CODING_AGENT + "core/extensions/runner.ts", 1264) in event
+    assert (CODING_AGENT + "extensions/mcp/index.ts", 1189) in event
+
+
+@pytest.mark.network
+def test_real_pi_a_setting_and_an_environment_variable_read_in_several_modules(real_pi):
+    """The SDK reads `steeringMode` through the settings manager; the session reads and writes the
+    same setting. The package manager reads PI_OFFLINE; interactive mode reads it too."""
+    decisions = real_pi("S1", [(CODING_AGENT + "core/sdk.ts", "433"),
+                               (CODING_AGENT + "core/package-manager.ts", "85")])
+    run = run_cli("leads", "--decisions", decisions, "--format", "json", "--limit", "0", "--quiet")
+    assert run.code == 0, run.stderr
+    found = {(lead["file"], lead["symbol"]) for lead in run.json()["leads"]}
+    assert (CODING_AGENT + "core/agent-session.ts", "steeringMode") in found
+    assert (CODING_AGENT + "core/settings-manager.ts", "steeringMode") in found
+    assert (CODING_AGENT + "modes/interactive/interactive-mode.ts", "PI_OFFLINE") in found
+    assert (CODING_AGENT + "modes/interactive/bug-report.ts", "PI_OFFLINE") in found
+
+
+@pytest.mark.network
+def test_real_pi_print_mode_s_counterparts_in_the_other_modes(real_pi):
+    decisions = real_pi("M1", [(CODING_AGENT + "modes/print-mode.ts", "99-100")])
+    run = run_cli("leads", "--decisions", decisions, "--format", "json", "--limit", "0", "--quiet")
+    modes = {lead["file"] for lead in run.json()["leads"] if lead["symbol"] == "bindExtensions"
+             and "'s version" in lead["why"]}
+    assert {CODING_AGENT + "modes/rpc/rpc-mode.ts", CODING_AGENT + "modes/interactive/interactive-mode.ts"} <= modes
+
+
+@pytest.mark.network
+def test_real_map_every_entry_has_leads_and_none_is_cited(pi_cache, monkeypatch):
+    """The whole map: every entry gets leads, and no lead lies inside one of its entry's citations."""
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
+    run = run_cli("leads", "--format", "json", "--quiet")
+    assert run.code == 0, run.stderr
+    from generator.load import load_maps
+
+    [pi] = load_maps(ROOT / "decisions")
+    leads = run.json()["leads"]
+    assert {lead["id"] for lead in leads} == {e.id for e in pi.entries}
+    cited = {e.id: [(c.file, c.start, c.end) for c in e.cites] for e in pi.entries}
+    for lead in leads:
+        assert not any(lead["file"] == f and a <= lead["line"] <= b for f, a, b in cited[lead["id"]]), lead
