@@ -57,7 +57,7 @@ CORE = {
 # it). Not yet here: probe*.py and pages/ (being rewritten).
 GUARDS = {
     "generator/fetch.py": ["*"], "generator/page_check.py": ["*"], "generator/build.py": ["*"],
-    "generator/scaffold.py": ["*"],
+    "generator/scaffold.py": ["*"], "generator/replay.py": ["*"],
 }
 MODULES = {**CORE, **GUARDS}
 # The tests that check each module: what a mutant of it must fail. Every one works on fixture
@@ -124,6 +124,7 @@ TESTS = {
         "test_generator_build_replaces_the_previous_site", "test_a_failed_build_leaves_the_previous_site_untouched",
         "test_a_bad_entry_fails_the_mkdocs_build_with_one_clean_line_per_problem")), "tests/test_drift_fails.py"],
     "generator/scaffold.py": ["tests/test_new_entry.py"],
+    "generator/replay.py": ["tests/test_replay.py"],
 }
 COPIED = ["generator", "tests", "bench", "pyproject.toml", "decisions", "schema", "site_src", "mkdocs.yml", ".github", ".ci",
           ".pre-commit-config.yaml", "Makefile", "README.md", "CONTRIBUTING.md", "requirements.lock"]
