@@ -118,7 +118,7 @@ TESTS = {
     "generator/cli.py": [*_COMMANDS, "tests/test_render.py::test_the_render_command_writes_the_site_with_its_pages_"
                                      "and_probe_results"],
     # the registry and git faked or local (tests/test_faults.py's registry): no network
-    "generator/fetch.py": ["tests/test_fetch.py", "tests/test_faults.py", "tests/test_load.py",
+    "generator/fetch.py": ["tests/test_fetch_messages.py", "tests/test_fetch.py", "tests/test_faults.py", "tests/test_load.py",
                            "tests/test_records.py::test_a_file_git_sees_renamed_is_followed",
                            "tests/test_record_command.py::test_renames_are_followed_from_each_citations_own_version"],
     # the leak check on its own (what it finds and what it lets through), then on every rendered page

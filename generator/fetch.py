@@ -387,7 +387,7 @@ def _git_failure(err: Exception, url: str, ref: str) -> str:
         return f"{url} has no ref {ref}"
     if "does not appear to be a git repository" in text or "could not read" in text or "unable to" in text:
         return f"cannot reach the git repository {url}"
-    return f"git failed to fetch {url} at {ref}: {str(err).strip().splitlines()[-1]}"
+    return f"git failed to fetch {url} at {ref}: {str(err).strip().splitlines()[-1].strip()}"
 
 
 # --- the history repository -------------------------------------------------------------------
