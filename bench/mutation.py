@@ -1,7 +1,8 @@
-"""`make mutation`: mutation testing of the core with mutmut, and a score per module.
+"""`make mutation`: mutation testing of the core and the guards with mutmut, a score per module.
 
-mutmut (configured in pyproject.toml, [tool.mutmut]) changes one small thing at a time in a core
-module (a `<` for a `<=`, a string, a dropped argument) and runs the tests that reach the
+mutmut (configured in pyproject.toml, [tool.mutmut]) changes one small thing at a time in a
+module (a `<` for a `<=`, a string, a dropped argument): the core (CORE below), then the modules
+that guard the user's machine and the reader's page (GUARDS). It runs the tests that reach the
 changed function (fastest first: bench/mutation_order.py); a mutant the tests do not notice
 *survived*. Each survivor is either a gap in the tests a user could notice, or equivalent (no
 observable difference): those are explained in bench/mutation-equivalents.md, one line each,
@@ -13,7 +14,7 @@ never touched and edits made meanwhile do not mix into it, against the test file
 The report (a Markdown table, then every unexplained survivor with its diff) goes to
 test-artifacts/mutation/report.md and covers every module run so far.
 
-    .venv/bin/python bench/mutation.py                          # every core module
+    .venv/bin/python bench/mutation.py                          # every module (CORE and GUARDS)
     .venv/bin/python bench/mutation.py generator/rewrite.py     # some of them
     .venv/bin/python bench/mutation.py --report-only            # the table of the last runs
     .venv/bin/python bench/mutation.py --again generator/verify.py  # after new tests or edits
@@ -145,7 +146,7 @@ STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests"
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("modules", nargs="*", metavar="MODULE", help="core modules to mutate (default: all)")
+    parser.add_argument("modules", nargs="*", metavar="MODULE", help="modules to mutate (default: all)")
     parser.add_argument("--work", type=Path, default=ARTIFACTS / "work",
                         help="the folder of the copies mutmut runs in, one per module")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutants tested at once")
