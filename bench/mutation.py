@@ -60,10 +60,10 @@ GUARDS = {
     # fetch: what keeps a hostile or broken download off the machine and the cache whole (the
     # tarball's integrity, the source maps' paths, the locked atomic publish, the digests), and how
     # its failures are worded; not yet measured: the npm and git calls themselves, the history
-    # repository, the progress display (870 mutants in all, hours on two busy cores)
-    "generator/fetch.py": ["_rebuild_sources", "_check_integrity", "publish_once", "_open", "_write_manifest",
-                           "SourceTree.read", "SourceTree._classify", "SourceTree.classify", "refetch",
-                           "renamed_files", "_npm_failure", "_git_failure"],
+    # repository, the manifest's writing, the progress display (870 mutants in all, hours on two
+    # busy cores)
+    "generator/fetch.py": ["_rebuild_sources", "_check_integrity", "_open", "SourceTree.read", "SourceTree._classify",
+                           "SourceTree.classify", "publish_once", "renamed_files", "_npm_failure", "_git_failure"],
     "generator/page_check.py": ["*"], "generator/build.py": ["*"],
     "generator/scaffold.py": ["*"], "generator/replay.py": ["*"],
 }
@@ -174,13 +174,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.again:
             if not (work / "mutants" / f"{module}.meta").is_file():
                 parser.error(f"--again: no earlier run of {module} in {work}")
-            bring_in_current(work, module, None if args.all_tests else (args.tests or TESTS[module]))
+            reselected = bring_in_current(work, module, None if args.all_tests else (args.tests or TESTS[module]))
             if names == [f"{dotted(module)}.*"]:
                 names = []  # without names mutmut tests only the mutants without a verdict
-            else:  # named, mutmut tests them all again: name only the chosen functions' untested ones
+            elif not reselected:  # named, mutmut tests them all again: name only the untested ones
                 names = untested(work, module)
                 if not names:
                     continue
+            # (a new test selection makes mutmut drop every verdict: the chosen functions' all again)
         elif not args.reuse:
             tests = None if args.all_tests else (args.tests or TESTS[module])
             copy_project(work, module, args.deselect, tests)
@@ -277,17 +278,19 @@ def only_mutate(config: str, module: str) -> str:
     return config
 
 
-def bring_in_current(work: Path, module: str, tests: list[str] | None) -> None:
+def bring_in_current(work: Path, module: str, tests: list[str] | None) -> bool:
     """The current code, tests and test selection into the copy of an earlier run, and that run's
     survivors not explained as equivalent marked untested: mutmut then tests them, and the mutants
     of every function whose code changed (it runs the tests new to the selection first, to learn
-    which functions they reach)."""
+    which functions they reach). True when the test selection changed."""
     for name in ("generator", "tests", "bench"):  # bench: the plugin that orders the tests
         shutil.rmtree(work / name)
         shutil.copytree(ROOT / name, work / name, ignore=_IGNORED, symlinks=True)
     config = work / "pyproject.toml"
-    text = only_mutate(config.read_text(), module)
-    config.write_text(select_tests(text, tests) if tests else text)
+    before = config.read_text()
+    text = only_mutate(before, module)
+    text = select_tests(text, tests) if tests else text
+    config.write_text(text)
     meta = work / "mutants" / f"{module}.meta"
     data = json.loads(meta.read_text())
     # a survivor explained as equivalent keeps its verdict (mutmut tests it again if its function changed)
@@ -295,6 +298,7 @@ def bring_in_current(work: Path, module: str, tests: list[str] | None) -> None:
     data["exit_code_by_key"] = {name: (None if STATUS.get(code) in ("survived", "no tests") and name not in explained
                                        else code) for name, code in data["exit_code_by_key"].items()}
     meta.write_text(json.dumps(data))
+    return before != text
 
 
 def results(work: Path, modules: list[str]) -> tuple[list[dict], dict[str, list[str]]]:
