@@ -158,3 +158,41 @@ def test_a_quiet_build_shows_no_information_lines(demo, tmp_path, capsys) -> Non
     finally:
         loud.removeHandler(keep)
         loud.setLevel(level)
+
+
+def test_a_first_site_that_cannot_be_put_in_place_leaves_nothing(demo, tmp_path, monkeypatch) -> None:
+    site = tmp_path / "out" / "site"
+    real_rename = os.rename
+
+    def refused(source, target):
+        if Path(target) == site:
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return real_rename(source, target)
+
+    monkeypatch.setattr(os, "rename", refused)
+    with pytest.raises(SiteError) as failed:
+        build_site(demo.config, site, quiet=True)
+    assert str(failed.value) == "cannot write the site: [Errno 18] Invalid cross-device link"
+    assert list(site.parent.iterdir()) == []
+
+
+def test_the_sites_are_swapped_by_renames_beside_them_under_hidden_names(demo, old_site, monkeypatch) -> None:
+    """Renames within the site's own folder (one file system: each is atomic, and none can fail for
+    crossing devices); the folders in between are hidden and named after the site."""
+    renames: list[tuple[Path, Path]] = []
+    real_rename = os.rename
+
+    def recorded(source, target):
+        renames.append((Path(source), Path(target)))
+        return real_rename(source, target)
+
+    monkeypatch.setattr(os, "rename", recorded)
+    build_site(demo.config, old_site, quiet=True)
+    # the fetch of the pinned source renames in its cache too; these are the site's
+    renames = [(s, t) for s, t in renames if old_site.parent in (*s.parents, *t.parents)]
+    assert len(renames) == 2
+    (old, held), (new, final) = renames
+    assert (old, final) == (old_site, old_site) and held.name == "site"
+    assert held.parent.parent == old_site.parent and held.parent.name.startswith(".site-old-")
+    assert new.parent == old_site.parent and new.name.startswith(".site-build-")
+    assert [p.name for p in old_site.parent.iterdir()] == ["site"]
