@@ -22,7 +22,7 @@ CODE = ("// the numbers\n"
 
 
 def project_of(tmp_path, **entries):
-    return make_project(tmp_path, {"1": {"src/a.ts": CODE, "src/b.ts": "export const b = 1;\n",
+    return make_project(tmp_path, {"1": {"src/a.ts": CODE, "src/copy.ts": CODE, "src/b.ts": "export const b = 1;\n",
                                          "src/bin.dat": "a\0b\n", "src/dir/c.ts": "export const c = 1;\n"}},
                         {k: entry_yaml(k, v) for k, v in entries.items()})
 
@@ -58,6 +58,9 @@ def test_a_range_is_cited_as_given(tmp_path, capsys) -> None:
     assert "D7 cites two;" in run.stdout
     assert [c["lines"] for c in cites_of(project.entry("D7"))] == ["7-8"]
     assert "version:" not in project.entry("D7").read_text()
+    run = run_main(capsys, "new", "src/a.ts:8-8", "--decisions", project.decisions, "--id", "D8")
+    assert run.code == 0, run.stderr
+    assert [c["lines"] for c in cites_of(project.entry("D8"))] == [8]
 
 
 def test_one_line_outside_every_declaration_is_cited_alone(tmp_path, capsys) -> None:
@@ -69,15 +72,17 @@ def test_one_line_outside_every_declaration_is_cited_alone(tmp_path, capsys) -> 
 
 
 def test_the_group_is_guessed_from_the_entries_citing_the_file_and_overlaps_are_noted(tmp_path, capsys) -> None:
-    project = project_of(tmp_path, A1=[("src/b.ts", "1")], D1=[("src/a.ts", "2-4")], D2=[("src/a.ts", "6-9")],
-                         D3=[("src/a.ts", "8")], E1=[("src/a.ts", "2-3")])
+    project = project_of(tmp_path, A1=[("src/copy.ts", "6-9")], A2=[("src/copy.ts", "6-9")],
+                         D1=[("src/a.ts", "2-4")], D2=[("src/a.ts", "6-9")], D3=[("src/a.ts", "8")],
+                         D4=[("src/a.ts", "4-6")], D5=[("src/a.ts", "9")], E1=[("src/a.ts", "2-5")])
     run = run_main(capsys, "new", "src/a.ts:8", "--decisions", project.decisions)
     assert run.code == 0, run.stderr
     assert "note: group D guessed from the entries that cite a.ts; give --group or --id to choose" in run.stderr
-    assert "note: D2 already cites a.ts:6-9: Who decides D2?" in run.stderr
-    assert "note: D3 already cites a.ts:8: Who decides D3?" in run.stderr
-    assert "D1 already" not in run.stderr and "E1 already" not in run.stderr  # 2-4 and 2-3 end before 6
-    assert "wrote" in run.stdout and project.entry("D4").is_file()
+    # the new entry cites 6-9: each entry citing a range that shares a line with it is named
+    notes = [line for line in run.stderr.splitlines() if "already cites" in line]
+    assert notes == ["note: D2 already cites a.ts:6-9: Who decides D2?", "note: D3 already cites a.ts:8: Who decides D3?",
+                     "note: D4 already cites a.ts:4-6: Who decides D4?", "note: D5 already cites a.ts:9: Who decides D5?"]
+    assert "wrote" in run.stdout and project.entry("D6").is_file()
 
 
 def test_a_file_no_entry_cites_needs_a_group(tmp_path, capsys) -> None:
