@@ -83,3 +83,13 @@ def test_the_table_has_a_row_per_step_and_one_straight(tmp_path) -> None:
     assert lines[2:] == ["| 1 → 2 | 2 | 3 | 1 | 0 | 0 | 0 | 4 | 0 |",
                          "| 2 → 3 | 4 | 0 | 0 | 2 | 0 | 0 | 0 | 0 |",
                          "| 1 → 3 straight | 2 | 1 | 1 | 2 | 0 | 0 |  |  |"]
+
+
+def test_about_two_hundred_declarations_are_sampled_by_default(tmp_path, capsys) -> None:
+    many = "".join(f"export function f{n}(): number {{\n  return {n};\n}}\n" for n in range(400))
+    project = make_project(tmp_path, {"1": {"src/many.ts": many}, "2": {"src/many.ts": many}})
+    [decision_map] = load_maps(project.decisions)
+    assert len(sample_citations(Trees(decision_map, quiet=True), "1")) == 200  # every second of 400
+    result = replay(decision_map, ["1", "2"])
+    assert result.citations == 200 and dict(result.steps[0].counts) == {"ok": 200}
+    assert capsys.readouterr().err == ""  # the fetch of each version is not shown
