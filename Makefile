@@ -42,7 +42,7 @@ bench: $(STAMP)  ## speed, as ratios against a floor measured in the same run
 
 MUTATION_MODULES ?=
 
-mutation: $(STAMP)  ## mutation testing of the core (mutmut): a score per module; MUTATION_MODULES=generator/x.py for some
+mutation: $(STAMP)  ## mutation testing (mutmut) of the core and of the modules that guard the machine and the page: a score per module; MUTATION_MODULES=generator/x.py for some
 	$(PY) bench/mutation.py $(MUTATION_ARGS) $(MUTATION_MODULES)
 
 clean:

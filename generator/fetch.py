@@ -337,8 +337,13 @@ def _rebuild_sources(tarball: Path, destination: Path, spec: str) -> int:
         raise FetchError(f"{spec}: the tarball is truncated or corrupt ({err}); run again to re-download") from None
     if not written:
         raise FetchError(f"{spec}: its source maps hold no sourcesContent, so its sources cannot be rebuilt")
+    root = destination.resolve()
     for relative, content in written.items():
         target = destination / relative
+        # Checked again on disk: the string test above cannot see a symlink on the way.
+        if not target.resolve().is_relative_to(root):
+            raise FetchError(f"{spec}: a source map names {relative!r}, which leads outside the "
+                             f"package's folder; refusing to write it")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
     return len(written)
@@ -382,7 +387,7 @@ def _git_failure(err: Exception, url: str, ref: str) -> str:
         return f"{url} has no ref {ref}"
     if "does not appear to be a git repository" in text or "could not read" in text or "unable to" in text:
         return f"cannot reach the git repository {url}"
-    return f"git failed to fetch {url} at {ref}: {str(err).strip().splitlines()[-1]}"
+    return f"git failed to fetch {url} at {ref}: {str(err).strip().splitlines()[-1].strip()}"
 
 
 # --- the history repository -------------------------------------------------------------------

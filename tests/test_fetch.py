@@ -394,3 +394,42 @@ def test_npm_registry_unreachable(tmp_path, monkeypatch) -> None:
            "npm_config_cache": str(tmp_path / "npm-cache"), "npm_config_update_notifier": "false"}
     run = run_cli("verify", "--decisions", decisions, "--quiet", env=env)
     assert_clean_failure(run, "the npm registry is unreachable while fetching @demo/agent@1.0.0")
+
+
+# --- a source map cannot write outside the package's folder --------------------------------------
+
+
+ESCAPES = ["/abs/evil.ts", "../../../evil.ts", "../src/../../../evil.ts", "src/../../../../evil.ts",
+           "../node_modules/dep/evil.ts"]
+
+
+@pytest.mark.parametrize("name", ESCAPES)
+def test_source_map_path_leading_outside_is_skipped(tmp_path: Path, name: str) -> None:
+    """An absolute path, a `../` escape (plain or hidden behind a folder) and a bundled dependency
+    are skipped; the package's own sources are still written, and nothing lands outside."""
+    from generator.fetch import _rebuild_sources
+    package = tarball(tmp_path / "pkg.tgz", {
+        "dist/agent.js.map": source_map({"../src/agent.ts": AGENT_TS, name: "stolen = 1\n"})})
+    box = tmp_path / "box"
+    destination = box / "packages" / "agent"
+    destination.mkdir(parents=True)
+    assert _rebuild_sources(package, destination, "@demo/agent@1.0.0") == 1
+    written = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
+    assert written == ["box/packages/agent/src/agent.ts", "pkg.tgz"]
+    assert (destination / "src/agent.ts").read_text() == AGENT_TS
+
+
+def test_source_map_path_through_a_symlink_is_refused(tmp_path: Path) -> None:
+    """A folder on the way that is a symlink out of the package is caught on disk, not by the
+    path's text: the fetch fails and the file outside is not written."""
+    from generator.errors import FetchError
+    from generator.fetch import _rebuild_sources
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    destination = tmp_path / "packages" / "agent"
+    destination.mkdir(parents=True)
+    (destination / "src").symlink_to(outside, target_is_directory=True)
+    package = tarball(tmp_path / "pkg.tgz", {"dist/agent.js.map": source_map({"../src/agent.ts": AGENT_TS})})
+    with pytest.raises(FetchError, match="leads outside the package's folder"):
+        _rebuild_sources(package, destination, "@demo/agent@1.0.0")
+    assert list(outside.iterdir()) == []

@@ -61,7 +61,6 @@ def test_every_summary_decision_holds_when_pi_runs_at_the_pin(decisions: Path) -
     assert r["C1"]["valid_calls_ran"] and not r["C1"]["cut_off_reply_call_ran"]
     assert r["E3"]["finish_order"] == "quick,slow" and r["E3"]["result_order"] == "slow,quick"
     assert r["E8"]["untouched_line_kept"] and not r["E8"]["tabs_vs_spaces_matched"]
-    assert sum(results[i]["seconds"] for i in DECISIONS) < 60
 
 
 def test_every_summary_decision_probe_fails_where_its_claim_is_false(decisions: Path) -> None:

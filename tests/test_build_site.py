@@ -1,0 +1,198 @@
+"""`generator build` (generator/build.py) where it can go wrong: a configuration that is missing or
+that MkDocs refuses, a build MkDocs aborts, a new site that cannot be put in place. Each time the
+error names the cause in one line and the previous site stays exactly as it was, with nothing left
+beside it. The ordinary builds are in test_site_build.py; these are cases mutation testing of
+generator/build.py showed no test pinned."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import logging
+import os
+from pathlib import Path
+
+import pytest
+
+from generator.build import build_site
+from generator.errors import SiteError
+from site_fixtures.demo_site import make_demo_site
+
+from conftest import run_main
+
+
+@pytest.fixture
+def demo(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    return make_demo_site(tmp_path / "demo")
+
+
+@pytest.fixture(autouse=True)
+def mkdocs_handlers():
+    """`build` on the command line adds a handler to MkDocs' logger for its process; run in the
+    test's process, it is taken off again, so no later test writes to a closed capture."""
+    handlers = list(logging.getLogger("mkdocs").handlers)
+    yield
+    logging.getLogger("mkdocs").handlers[:] = handlers
+
+
+@pytest.fixture
+def old_site(tmp_path: Path) -> Path:
+    """A previous site in its own folder: the folder holds nothing else."""
+    site = tmp_path / "out" / "site"
+    site.mkdir(parents=True)
+    (site / "index.html").write_text("the previous site")
+    (site / "sub").mkdir()
+    (site / "sub" / "page.html").write_text("a page of it")
+    return site
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def kept(site: Path) -> bool:
+    """The previous site exactly as it was, and nothing beside it (no build or old folder)."""
+    return (digest(site) == {"index.html": hashlib.sha256(b"the previous site").hexdigest(),
+                             "sub/page.html": hashlib.sha256(b"a page of it").hexdigest()}
+            and [p.name for p in site.parent.iterdir()] == ["site"])
+
+
+def test_a_missing_configuration_is_named(tmp_path, old_site, capsys) -> None:
+    missing = tmp_path / "nowhere" / "mkdocs.yml"
+    run = run_main(capsys, "build", "--config", missing, "--site-dir", old_site, "--quiet")
+    assert run.code == 2 and "Traceback" not in run.stderr
+    assert run.stderr == f"error: {missing}: no such file; pass the site's mkdocs.yml\n"
+    assert kept(old_site)
+
+
+def test_a_configuration_mkdocs_refuses_is_named_and_the_old_site_kept(demo, old_site, capsys) -> None:
+    demo.config.write_text(demo.config.read_text() + "\ntheme:\n  name: no-such-theme\n")
+    with pytest.raises(SiteError) as refused:
+        build_site(demo.config, old_site, quiet=True)
+    assert str(refused.value) == f"{demo.config}: Aborted with a configuration error!"
+    assert kept(old_site)
+    run = run_main(capsys, "build", "--config", demo.config, "--site-dir", old_site, "--quiet")
+    assert run.code == 2 and "Traceback" not in run.stderr
+    assert "no-such-theme" in run.stderr  # MkDocs' own line says what is wrong
+    assert f"error: {demo.config}: Aborted with a configuration error!" in run.stderr
+    assert kept(old_site)
+
+
+def test_a_build_mkdocs_aborts_names_each_warning_and_keeps_the_old_site(demo, old_site) -> None:
+    (demo.pages / "broken.md").write_text("# Broken\n\nSee [the missing page](missing.md) and [another](gone.md).\n")
+    with pytest.raises(SiteError) as aborted:
+        build_site(demo.config, old_site, quiet=True)
+    message = str(aborted.value)
+    assert message.startswith("mkdocs could not build the site: ")
+    assert "missing.md" in message and "gone.md" in message
+    assert "; " in message.split("missing.md", 1)[1] or "; " in message.split("gone.md", 1)[1]  # both, joined
+    assert kept(old_site)
+
+
+def test_a_site_that_cannot_be_put_in_place_leaves_the_old_one(demo, old_site, monkeypatch) -> None:
+    real_rename = os.rename
+
+    def refused_for_the_new_site(source, target):
+        if Path(target) == old_site and ".site-build-" in Path(source).name:
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return real_rename(source, target)
+
+    monkeypatch.setattr(os, "rename", refused_for_the_new_site)
+    with pytest.raises(SiteError) as refused:
+        build_site(demo.config, old_site, quiet=True)
+    assert str(refused.value) == "cannot write the site: [Errno 18] Invalid cross-device link"
+    assert kept(old_site)
+
+
+def test_the_site_goes_where_the_configuration_says_and_its_parents_are_made(demo) -> None:
+    site = build_site(demo.config, quiet=True)
+    assert site == (demo.root / "site").resolve() and (site / "demo" / "map" / "index.html").is_file()
+    deep = demo.root / "a" / "b" / "site"
+    assert build_site(demo.config, deep, quiet=True) == deep.resolve()
+    assert (deep / "index.html").is_file() and [p.name for p in deep.parent.iterdir()] == ["site"]
+
+
+def test_the_site_is_readable_by_others_as_the_umask_allows(demo, tmp_path) -> None:
+    mask = os.umask(0o027)
+    try:
+        site = build_site(demo.config, tmp_path / "site", quiet=True)
+    finally:
+        os.umask(mask)
+    assert site.stat().st_mode & 0o777 == 0o750
+
+
+def test_a_build_leaves_mkdocs_logging_as_it_found_it(demo, tmp_path) -> None:
+    mkdocs_log = logging.getLogger("mkdocs")
+    before = (mkdocs_log.level, list(mkdocs_log.handlers))
+    mkdocs_log.setLevel(logging.DEBUG)
+    try:
+        build_site(demo.config, tmp_path / "site", quiet=True)
+        assert (mkdocs_log.level, mkdocs_log.handlers) == (logging.DEBUG, before[1])
+        (demo.pages / "broken.md").write_text("# Broken\n\n[missing](missing.md)\n")
+        with pytest.raises(SiteError):
+            build_site(demo.config, tmp_path / "site", quiet=True)
+        assert (mkdocs_log.level, mkdocs_log.handlers) == (logging.DEBUG, before[1])
+    finally:
+        mkdocs_log.setLevel(before[0])
+
+
+def test_a_quiet_build_shows_no_information_lines(demo, tmp_path, capsys) -> None:
+    loud = logging.getLogger("mkdocs")
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    keep = Keep(logging.DEBUG)
+    loud.addHandler(keep)
+    level = loud.level
+    loud.setLevel(logging.INFO)
+    try:
+        build_site(demo.config, tmp_path / "site", quiet=True)
+        assert not [r for r in records if r.levelno < logging.WARNING]
+        build_site(demo.config, tmp_path / "site", quiet=False)
+        assert [r for r in records if r.levelno == logging.INFO]
+    finally:
+        loud.removeHandler(keep)
+        loud.setLevel(level)
+
+
+def test_a_first_site_that_cannot_be_put_in_place_leaves_nothing(demo, tmp_path, monkeypatch) -> None:
+    site = tmp_path / "out" / "site"
+    real_rename = os.rename
+
+    def refused(source, target):
+        if Path(target) == site:
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return real_rename(source, target)
+
+    monkeypatch.setattr(os, "rename", refused)
+    with pytest.raises(SiteError) as failed:
+        build_site(demo.config, site, quiet=True)
+    assert str(failed.value) == "cannot write the site: [Errno 18] Invalid cross-device link"
+    assert list(site.parent.iterdir()) == []
+
+
+def test_the_sites_are_swapped_by_renames_beside_them_under_hidden_names(demo, old_site, monkeypatch) -> None:
+    """Renames within the site's own folder (one file system: each is atomic, and none can fail for
+    crossing devices); the folders in between are hidden and named after the site."""
+    renames: list[tuple[Path, Path]] = []
+    real_rename = os.rename
+
+    def recorded(source, target):
+        renames.append((Path(source), Path(target)))
+        return real_rename(source, target)
+
+    monkeypatch.setattr(os, "rename", recorded)
+    build_site(demo.config, old_site, quiet=True)
+    # the fetch of the pinned source renames in its cache too; these are the site's
+    renames = [(s, t) for s, t in renames if old_site.parent in (*s.parents, *t.parents)]
+    assert len(renames) == 2
+    (old, held), (new, final) = renames
+    assert (old, final) == (old_site, old_site) and held.name == "site"
+    assert held.parent.parent == old_site.parent and held.parent.name.startswith(".site-old-")
+    assert new.parent == old_site.parent and new.name.startswith(".site-build-")
+    assert [p.name for p in old_site.parent.iterdir()] == ["site"]

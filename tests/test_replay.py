@@ -1,0 +1,95 @@
+"""The replay `make bench` prints (generator/replay.py), on a fixture map of three versions: which
+citations it samples, how each step counts them, and how the chain compares with resolving the
+first version straight to the last. The replay over pi's real releases is in test_real_records.py
+(network); this one is what mutation testing of generator/replay.py runs."""
+
+from __future__ import annotations
+
+from generator.load import load_maps
+from generator.replay import replay, sample_citations, table
+from generator.verify import Trees
+
+from conftest import entry_yaml, make_project
+
+ALPHA = ("export function alpha(x: number): number {\n"
+         "  const y = x + 1;\n"
+         "  const z = y * 2;\n"
+         "  const w = z - 1;\n"
+         "  const v = w + 3;\n"
+         "  return v;\n"
+         "}\n")
+BETA = "export function beta(): string {\n  return \"b\";\n}\n"
+GAMMA = "export function gamma(): number {\n  return 3;\n}\n"
+SHORT = "export function short(a: number): number {\n  const b = a;\n  const c = b;\n  return c;\n}\n"
+# 1 → 2: everything moved (three lines above), beta to another file; gamma is a method-less
+# function left where it was. 2 → 3: alpha's body edited; beta and gamma as they were.
+VERSIONS = {
+    "1": {"src/a.ts": ALPHA + "\n" + BETA + "\n" + GAMMA, "src/short.ts": SHORT, "README.md": "# not code\n"},
+    "2": {"src/a.ts": "// one\n// two\n// three\n" + ALPHA + "\n" + GAMMA, "src/b.ts": BETA, "src/short.ts": SHORT},
+    "3": {"src/a.ts": "// one\n// two\n// three\n" + ALPHA.replace("y * 2", "y * 3") + "\n" + GAMMA,
+          "src/b.ts": BETA, "src/short.ts": SHORT},
+}
+
+
+def demo_map(tmp_path, entries: bool = True):
+    project = make_project(tmp_path, VERSIONS, {"D1": entry_yaml("D1", [("src/a.ts", "1-7")])} if entries else {})
+    [decision_map] = load_maps(project.decisions)
+    return decision_map
+
+
+def test_citations_are_sampled_whole_and_by_a_few_lines_inside(tmp_path) -> None:
+    decision_map = demo_map(tmp_path)
+    trees = Trees(decision_map, quiet=True)
+    assert sample_citations(trees, "1") == [("src/a.ts", 1, 7), ("src/a.ts", 2, 6), ("src/a.ts", 9, 11),
+                                            ("src/a.ts", 13, 15), ("src/short.ts", 1, 5), ("src/short.ts", 2, 4)]
+    # about `declarations` of them, spread over the tree: every second declaration of four
+    assert sample_citations(trees, "1", declarations=2) == [("src/a.ts", 1, 7), ("src/a.ts", 2, 6),
+                                                            ("src/a.ts", 13, 15)]
+
+
+def test_each_step_counts_every_citation_and_the_chain_agrees_with_the_straight_resolution(tmp_path) -> None:
+    decision_map = demo_map(tmp_path)
+    result = replay(decision_map, ["1", "2", "3"])
+    assert result.versions == ("1", "2", "3") and result.citations == 6
+    first, second = result.steps
+    assert (first.old, first.new, second.old, second.new) == ("1", "2", "2", "3")
+    # alpha (whole and inside) and gamma moved down, beta to src/b.ts, short.ts untouched
+    assert dict(first.counts) == {"moved": 3, "ok": 2, "moved to another file": 1}
+    assert (first.text_checked, first.text_differs) == (4, [])  # every moved one holds the same code
+    assert dict(second.counts) == {"changed": 2, "ok": 4}  # alpha's edit; the rest where step 1 left them
+    assert (second.text_checked, second.text_differs) == (0, [])
+    assert dict(result.direct) == {"changed": 2, "ok": 2, "moved to another file": 1, "moved": 1}
+    # alpha's two citations stop at the edit both ways; the other four land at the same place both ways
+    assert (result.agree, result.disagree, result.only_direct, result.only_chain) == (4, [], 0, 0)
+    assert first.row() == {"step": "1 → 2", "ok": 2, "moved": 3, "moved to another file": 1, "changed": 0,
+                           "missing": 0, "ambiguous": 0, "text checked": 4, "text differs": 0}
+
+
+def test_a_map_without_entries_is_replayed_too(tmp_path) -> None:
+    decision_map = demo_map(tmp_path, entries=False)
+    result = replay(decision_map, ["1", "3"], declarations=2)
+    assert result.citations == 3
+    assert dict(result.steps[0].counts) == {"changed": 2, "moved": 1}
+    assert [c for c in result.direct.elements()].count("changed") == 2
+
+
+def test_the_table_has_a_row_per_step_and_one_straight(tmp_path) -> None:
+    decision_map = demo_map(tmp_path)
+    result = replay(decision_map, ["1", "2", "3"])
+    lines = table(result).split("\n")
+    assert lines[0] == ("| step | ok | moved | moved to another file | changed | missing | ambiguous | text checked "
+                        "| text differs |")
+    assert lines[1] == "|---|---|---|---|---|---|---|---|---|"
+    assert lines[2:] == ["| 1 → 2 | 2 | 3 | 1 | 0 | 0 | 0 | 4 | 0 |",
+                         "| 2 → 3 | 4 | 0 | 0 | 2 | 0 | 0 | 0 | 0 |",
+                         "| 1 → 3 straight | 2 | 1 | 1 | 2 | 0 | 0 |  |  |"]
+
+
+def test_about_two_hundred_declarations_are_sampled_by_default(tmp_path, capsys) -> None:
+    many = "".join(f"export function f{n}(): number {{\n  return {n};\n}}\n" for n in range(400))
+    project = make_project(tmp_path, {"1": {"src/many.ts": many}, "2": {"src/many.ts": many}})
+    [decision_map] = load_maps(project.decisions)
+    assert len(sample_citations(Trees(decision_map, quiet=True), "1")) == 200  # every second of 400
+    result = replay(decision_map, ["1", "2"])
+    assert result.citations == 200 and dict(result.steps[0].counts) == {"ok": 200}
+    assert capsys.readouterr().err == ""  # the fetch of each version is not shown
