@@ -239,7 +239,7 @@ def _npm(args: list[str], what: str, npm: list[str] | None = None, **run) -> str
 
 def _npm_failure(output: str, what: str) -> str:
     text = output.lower()
-    if "e404" in text or "no matching version" in text or "etarget" in text or "404 not found" in text:
+    if any(s in text for s in ("e404", "no matching version", "etarget", "404 not found", "not in this registry")):
         missing = _missing_package(output)
         if missing and missing[0] not in re.findall(r"(@?[^\s@,]+)@", what):
             name, wanted = missing
