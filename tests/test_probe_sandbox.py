@@ -44,7 +44,7 @@ GUARD = """import { readlinkSync as __link } from "node:fs";
 	const host = JSON.parse(process.env.PROBE_HOST_NS ?? "{}");
 	const same = Object.keys(host).length !== 4 || Object.entries(host).some(([ns, id]) => __link(`/proc/self/ns/${ns}`) === id);
 	if (same) {
-		console.log(JSON.stringify({ refused: "not in fresh user, mount, pid and network namespaces: the attack did not run" }));
+		console.log(JSON.stringify({ guard_refused: "not in fresh user, mount, pid and network namespaces: the attack did not run" }));
 		process.exit(0);
 	}
 }
@@ -77,13 +77,14 @@ def sandboxed(pi_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return pi_cache
 
 
-def attack(tmp_path: Path, body: str, limits: Limits | None = None):
+def attack(tmp_path: Path, body: str, limits: Limits | None = None, may_fail: bool = False):
     """Run ``body`` (after the guard) as a probe under bwrap; the result it printed, and the run."""
     decisions = probe_map(tmp_path, [])
     add_probe(decisions, "D1", GUARD + body)
     [pi] = load_maps(decisions)
     [result] = run_probes(pi, use_cache=False, limits=limits)
-    assert "refused" not in result.result, "the attack did not run in a sandbox"
+    assert "guard_refused" not in result.result, "the attack did not run in a sandbox"
+    assert result.status != "error" or may_fail, result.message
     return result
 
 
@@ -142,7 +143,7 @@ def test_the_attack_guard_refuses_outside_a_sandbox(sandboxed: Path, tmp_path: P
     script.write_text(GUARD + 'console.log(JSON.stringify({ acted: true }));\n')
     done = subprocess.run([str(find_node().binary), str(script)], capture_output=True, text=True, timeout=60,
                           env={"PROBE_HOST_NS": host_namespaces(), "PATH": os.defpath})
-    assert json.loads(done.stdout)["refused"].startswith("not in fresh")
+    assert json.loads(done.stdout)["guard_refused"].startswith("not in fresh")
 
 
 @pytest.mark.network
@@ -210,7 +211,7 @@ console.log(JSON.stringify({{
 	own_environment_has_it: JSON.stringify(process.env).includes("{secret}"),
 	holder_environ: sh("cat /proc/{holder.pid}/environ 2>&1").code,
 	test_environ: sh("cat /proc/{os.getpid()}/environ 2>&1").code,
-	grep_everything: sh("grep -rl {secret} /proc/*/environ /etc /opt /probe 2>/dev/null | head -3").out,
+	grep_everything: sh("grep -rl {secret} /proc/*/environ /etc /tmp 2>/dev/null | head -3").out,
 	shadow: sh("cat /etc/shadow 2>&1").code,
 	root_home: sh("ls /root 2>&1").code,
 	homes: sh("ls /home 2>&1").code,
@@ -236,7 +237,6 @@ r = libc.ptrace(16, {{}}, 0, 0); print(r, os.strerror(ctypes.get_errno())); sys.
 console.log(JSON.stringify({{
 	attach_host_process: ptrace({target.pid}),
 	attach_test: ptrace({os.getpid()}),
-	attach_sandbox_init: ptrace(1),
 	strace_host: sh("strace -p {target.pid} -e trace=none 2>&1", 3000).code,
 }}));
 """)
@@ -247,7 +247,6 @@ console.log(JSON.stringify({{
         target.wait()
     r = result.result
     assert r["attach_host_process"]["code"] != 0 and r["attach_test"]["code"] != 0, r
-    assert r["attach_sandbox_init"]["code"] != 0, r
     assert r["strace_host"] != 0, r
     assert alive and "TracerPid:\t0" in traced
 
@@ -301,14 +300,14 @@ console.log(JSON.stringify({{
 def test_no_connection_leaves_the_sandbox(sandboxed: Path, tmp_path: Path) -> None:
     listener = Listener()
     port = listener.port
-    child_connect = ("const s = require('node:net').connect({port: %s, host: '%s'});"
+    child_connect = ("const s = require('node:net').connect({port: +process.argv[2], host: process.argv[3]});"
                      "s.setTimeout(3000, () => { console.log('timeout'); process.exit(2); });"
                      "s.on('connect', () => { console.log('reached'); process.exit(0); });"
                      "s.on('error', (e) => { console.log(e.code); process.exit(1); });")
     try:
         result = attack(tmp_path, SHELL + f"""
 import {{ connect }} from "node:net";
-import {{ spawnSync }} from "node:child_process";
+import {{ writeFileSync }} from "node:fs";
 const viaNode = (port, host) => new Promise((resolve) => {{
 	try {{
 		const s = connect(port, host);
@@ -316,16 +315,19 @@ const viaNode = (port, host) => new Promise((resolve) => {{
 		s.on("connect", () => resolve("reached")).on("error", (e) => resolve(e.code ?? "error"));
 	}} catch (e) {{ resolve(e.code ?? "refused"); }}
 }});
-// a Node started without the harness's preload and without its permission flags
+// a Node started through the shell with an empty environment: without the harness's preload, and
+// without the permission flags Node passes on to a Node it starts itself
+writeFileSync("connect.cjs", {json.dumps(child_connect)});
 const bare = (port, host) => {{
-	const done = spawnSync("/opt/node/bin/node", ["-e", {json.dumps(child_connect)}.replace("%s", port).replace("%s", host)],
-		{{ encoding: "utf8", env: {{ PATH: "/usr/bin:/bin" }}, timeout: 10000 }});
+	const done = spawnSync("/bin/sh", ["-c", `env -i /opt/node/bin/node connect.cjs ${{port}} ${{host}}`],
+		{{ encoding: "utf8", timeout: 10000 }});
 	return {{ code: done.status, said: (done.stdout + done.stderr).trim().slice(0, 120) }};
 }};
 console.log(JSON.stringify({{
 	node_local: await viaNode({port}, "127.0.0.1"),
 	node_public: await viaNode(80, "192.0.2.1"),
-	fetch_public: await fetch("http://192.0.2.1/", {{ signal: AbortSignal.timeout(3000) }}).then(() => "reached", (e) => e.code ?? e.name),
+	fetch_public: await (async () => fetch("http://192.0.2.1/", {{ signal: AbortSignal.timeout(3000) }}))()
+		.then(() => "reached", (e) => e.code ?? e.name),
 	bare_node_local: bare({port}, "127.0.0.1"),
 	bare_node_public: bare(80, "192.0.2.1"),
 	bash_local: sh("timeout 3 bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}' 2>&1"),
@@ -375,6 +377,7 @@ for (let i = 0; i < 600; i++) {{  // bounded: 600 at most
 	}});
 }}
 console.log(JSON.stringify({{ started, refused }}));
+process.exit(0);  // the sleeping children would keep Node's event loop alive
 """)
     r = result.result
     assert r["started"] < Limits().processes and r["refused"] > 0, r
@@ -399,7 +402,7 @@ const children = Array.from({{ length: 4 }}, () => new Promise((resolve) => {{
 const ended = await Promise.all(children);
 console.log(JSON.stringify({{ held_to_the_end: ended.filter((c) => c.code === 0).length,
 	killed: ended.filter((c) => c.signal === "SIGKILL").length }}));
-""", limits=Limits(memory_mb=512))
+""", limits=Limits(memory_mb=512), may_fail=True)
     if result.status == "error":  # the kernel chose the probe's own process
         assert "ran out of memory: its processes together passed 512 MiB" in result.message
     else:
