@@ -29,8 +29,8 @@ from .errors import InputError, Problem, UsageError, display_path
 from .fetch import cache_root
 from .model import DecisionMap, EditionProbe, Entry
 from .probe_install import Node, PiInstall, find_node, install_pi
-from .probe_sandbox import (PRELOAD, Limits, Sandbox, SandboxRun, Stopped, allow_runs, choose_sandbox, error_line,
-                            explain, run_sandboxed, stop_every_run)
+from .probe_sandbox import (PRELOAD, WEAK_WARNING, Limits, Sandbox, SandboxRun, Stopped, allow_runs, choose_sandbox,
+                            error_line, explain, run_sandboxed, stop_every_run)
 
 STATUSES = ("holds", "fails", "error")
 _HARNESS_FILES = (Path(__file__), Path(__file__).with_name("probe_sandbox.py"), Path(__file__).with_name("probe_limits.py"),
@@ -106,7 +106,10 @@ def run_probes(decision_map: DecisionMap, target: str | None = None, ids: list[s
         return []
     version = target or decision_map.version
     limits = limits or Limits.from_environment()
-    sandbox = sandbox or choose_sandbox()
+    if sandbox is None:  # the site build and bump: DECISION_MAP_PROBE_SANDBOX=node-only is their explicit switch
+        sandbox = choose_sandbox()
+        if sandbox.kind != "bwrap":
+            print(WEAK_WARNING, file=sys.stderr)
     node = find_node()
     install = install_pi(decision_map, version, node, quiet=quiet)
     if use_cache is None:

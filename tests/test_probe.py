@@ -124,10 +124,12 @@ def test_a_second_run_is_remembered_and_a_changed_script_runs_again(pi_env: Path
     decisions = probe_map(tmp_path, ["P1", "P3"])
     [pi] = load_maps(decisions)
     shutil.rmtree(pi_env / "probes", ignore_errors=True)  # results remembered by earlier tests
+    started = time.monotonic()
     first = run_probes(pi)
+    ran = time.monotonic() - started
     started = time.monotonic()
     second = run_probes(pi)
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < ran / 3  # what is left: the check of every installed file
     assert [r.cached for r in first] == [False, False] and [r.cached for r in second] == [True, True]
     assert [r.as_json()["remembered"] for r in second] == [True, True]
     assert [r.result for r in first] == [r.result for r in second]
@@ -243,7 +245,8 @@ console.log(JSON.stringify({{
     [result] = run_probes(pi, use_cache=False)
     assert result.status == "holds", result.message
     assert result.result["inside"] == result.result["in_tmpdir"] == "wrote"
-    assert result.result["outside"] == "ERR_ACCESS_DENIED"
+    # node-only: Node's permission model refuses; bwrap: the folder is not even there (the sandbox's /tmp is its own)
+    assert result.result["outside"] == ("ENOENT" if kind == "bwrap" else "ERR_ACCESS_DENIED")
     assert not (outside / "node.txt").exists()
     if kind == "bwrap":  # every file system but the probe's folder is read-only, for its children too
         assert result.result["child_outside"] != "wrote" and not (outside / "child.txt").exists()
