@@ -477,7 +477,7 @@ def explain(run: SandboxRun, limits: Limits) -> str | None:
                  or re.search(r"'([^'\n]*)': Read-only file system", text))
         path = where.group(1) if where else ""
         return (f"tried to write outside its folder{f' ({path})' if path else ''}; a probe may only write "
-                "in its working folder (process.cwd()) and TMPDIR")
+                "in its working folder (process.cwd()), TMPDIR and /tmp")
     if any(s in text for s in ("heap out of memory", "Reached heap limit", "Failed to allocate memory",
                                "Array buffer allocation failed")):
         return (f"ran out of memory (limits: {limits.heap_mb} MiB of JavaScript heap, "
