@@ -359,13 +359,15 @@ def _probe_command(commands) -> None:
     probe = commands.add_parser(
         "probe", help="run the entries' probes: pi's own code, in a sandbox (exit 1 if one does not hold)",
         description="Install pi at VERSION (default: the pin) from npm into the cache, run each probed "
-                    "entry's script decisions/<map>/probes/<ID>.mjs with Node in a sandbox (its own temporary "
-                    "folder, no network, time and memory limits), and compare the JSON it prints with the "
-                    "entry's `probe.expect`. Exit 0 when every probe holds, 1 when one does not, 2 for bad input "
-                    "or a probe that cannot run. Results are remembered per script, version and install.",
+                    "entry's script decisions/<map>/probes/<ID>.mjs with Node in a bubblewrap sandbox (its own "
+                    "temporary folder, a read-only system, no network, limits on time, memory and processes), "
+                    "and compare the JSON it prints with the entry's `probe.expect`. Exit 0 when every probe "
+                    "holds, 1 when one does not, 2 for bad input, a probe that cannot run, an install edited "
+                    "since it was made, or no bwrap. Results are remembered per script, version and installed "
+                    "files.",
         epilog="examples:\n  python -m generator probe\n  python -m generator probe P2 --target 1.4.0")
     _decisions_option(probe)
-    probe.add_argument("--target", metavar="VERSION", help="the pi release to run (default: the pin)")
+    probe.add_argument("--target", metavar="VERSION", help="the exact pi release to run (default: the pin)")
     probe.add_argument("--format", choices=("text", "json"), default="text",
                        help="text: a table (default); json: one object")
     probe.add_argument("ids", nargs="*", metavar="ID", help="only these entries (default: every probed entry)")
