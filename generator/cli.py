@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import signal
 import sys
 import textwrap
 from pathlib import Path
@@ -50,9 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     except DecisionMapError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted; nothing was changed", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:
+        signum = getattr(stop, "signum", signal.SIGINT)  # probe's ProbesStopped names SIGTERM or SIGHUP
+        print(f"{'interrupted' if signum == signal.SIGINT else f'stopped by {signal.Signals(signum).name}'}; "
+              "nothing was changed", file=sys.stderr)
+        return 128 + signum
     except ModuleNotFoundError as err:  # a Python without the project's dependencies
         print(f"error: {err.name} is not installed for {sys.executable}; run `make setup`, then use "
               ".venv/bin/python (or `. .venv/bin/activate`)", file=sys.stderr)
@@ -367,32 +370,45 @@ def _probe_command(commands) -> None:
     probe = commands.add_parser(
         "probe", help="run the entries' probes: pi's own code, in a sandbox (exit 1 if one does not hold)",
         description="Install pi at VERSION (default: the pin) from npm into the cache, run each probed "
-                    "entry's script decisions/<map>/probes/<ID>.mjs with Node in a sandbox (its own temporary "
-                    "folder, no network, time and memory limits), and compare the JSON it prints with the "
-                    "entry's `probe.expect`. Exit 0 when every probe holds, 1 when one does not, 2 for bad input "
-                    "or a probe that cannot run. Results are remembered per script, version and install.",
+                    "entry's script decisions/<map>/probes/<ID>.mjs with Node in a bubblewrap sandbox (its own "
+                    "temporary folder, a read-only system, no network, limits on time, memory and processes), "
+                    "and compare the JSON it prints with the entry's `probe.expect`. Exit 0 when every probe "
+                    "holds, 1 when one does not, 2 for bad input, a probe that cannot run, an install edited "
+                    "since it was made, or no bwrap. Results are remembered per script, version and installed "
+                    "files.",
         epilog="examples:\n  python -m generator probe\n  python -m generator probe P2 --target 1.4.0")
     _decisions_option(probe)
-    probe.add_argument("--target", metavar="VERSION", help="the pi release to run (default: the pin)")
+    probe.add_argument("--target", metavar="VERSION", help="the exact pi release to run (default: the pin)")
     probe.add_argument("--format", choices=("text", "json"), default="text",
                        help="text: a table (default); json: one object")
     probe.add_argument("ids", nargs="*", metavar="ID", help="only these entries (default: every probed entry)")
     probe.add_argument("--quiet", action="store_true", help="no progress display")
+    probe.add_argument("--no-sandbox", action="store_true",
+                       help="run without bubblewrap, under Node's permission model only: the processes a probe "
+                            "starts can then read and write your files, reach the network and read other "
+                            "processes' environment; for a machine without bwrap (macOS), on code you trust")
     probe.set_defaults(run=_probe)
 
 
 def _probe(args: argparse.Namespace) -> int:
     from .load import load_maps
     from .probe import check_ids, run_probes
+    from .probe_sandbox import WEAK_WARNING, Limits, choose_sandbox
 
     maps = load_maps(args.decisions)
     if args.ids:
         check_ids(maps, args.ids)
+    limits = Limits.from_environment()
+    sandbox = choose_sandbox(weak=args.no_sandbox)
+    if sandbox.kind != "bwrap":
+        print(WEAK_WARNING, file=sys.stderr)
     results = []
     for decision_map in maps:
-        results += run_probes(decision_map, args.target, args.ids or None, quiet=args.quiet)
+        results += run_probes(decision_map, args.target, args.ids or None, quiet=args.quiet, limits=limits,
+                              sandbox=sandbox)
     target = args.target or maps[0].version  # load_maps found a map or raised
-    print(report.probes_json(results, target) if args.format == "json" else report.probes_table(results, target))
+    print(report.probes_json(results, target) if args.format == "json"
+          else report.probes_table(results, target, sandbox))
     for r in results:
         if r.status != "holds":
             print(f"{'error' if r.status == 'error' else 'fails'}: {r.message}", file=sys.stderr)

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import posixpath
+import re
 import shutil
 import subprocess
 import sys
@@ -238,13 +239,28 @@ def _npm(args: list[str], what: str, npm: list[str] | None = None, **run) -> str
 
 def _npm_failure(output: str, what: str) -> str:
     text = output.lower()
-    if "e404" in text or "no matching version" in text or "etarget" in text or "404 not found" in text:
+    if any(s in text for s in ("e404", "no matching version", "etarget", "404 not found", "not in this registry")):
+        missing = _missing_package(output)
+        if missing and missing[0] not in re.findall(r"(@?[^\s@,]+)@", what):
+            name, wanted = missing
+            return (f"{what} cannot be installed: a package it depends on, {name}{'@' + wanted if wanted else ''}, "
+                    "is not in the npm registry")
         return f"{what} is not in the npm registry (unknown package or version)"
     if any(s in text for s in ("enotfound", "econnrefused", "etimedout", "eai_again", "network",
                                "econnreset", "unreachable")):
         return f"the npm registry is unreachable while fetching {what}; check the network and run again"
     last = next((ln for ln in reversed(output.strip().splitlines()) if ln.strip()), "no output")
     return f"npm failed while fetching {what}: {last.strip()}"
+
+
+def _missing_package(output: str) -> tuple[str, str] | None:
+    """The package (and the version range asked for) that npm says the registry does not have."""
+    found = (re.search(r"No matching version found for (@?[^\s@]+)@(\S+?)\.?$", output, re.M)
+             or re.search(r"'(@?[^\s@']+)@?([^\s']*)' is not in this registry", output)
+             or re.search(r"404 Not Found - GET \S+?/(@[^/\s]+(?:%2[fF]|/)[^/\s]+|[^/\s]+) ", output))
+    if not found:
+        return None
+    return found.group(1).replace("%2f", "/").replace("%2F", "/"), (found.group(2) if found.lastindex > 1 else "")
 
 
 def _fetch_npm(packages: tuple[NpmPackage, ...], version: str, staging: Path, progress: "_Progress") -> None:

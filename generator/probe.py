@@ -3,17 +3,24 @@ sandbox (:mod:`generator.probe_sandbox`), and prints a JSON object; the probe *h
 key of the entry's ``expect`` has that value in the result, *fails* when one does not, and is an
 *error* when the script gives no result (it crashed, hung, printed no JSON, tried the network…).
 
-Results are remembered in the cache by (script, version, install, harness, PROBE_* settings), so
-a second run at the same version runs nothing.
+Results are remembered in the cache by (script, version, the sha256 of every installed file, the
+harness and its sandbox, PROBE_* settings), so a second run at the same version runs nothing, and
+an install edited since is refused before anything is recalled (:mod:`generator.probe_install`).
+
+``probe`` stopped by SIGTERM, SIGHUP or SIGINT first ends every sandbox it runs, with all they
+started, and removes their folders and groups (:func:`generator.probe_sandbox.stop_every_run`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import signal
 import sys
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,10 +29,12 @@ from .errors import InputError, Problem, UsageError, display_path
 from .fetch import cache_root
 from .model import DecisionMap, EditionProbe, Entry
 from .probe_install import Node, PiInstall, find_node, install_pi
-from .probe_sandbox import PRELOAD, Limits, SandboxRun, error_line, explain, isolation, run_sandboxed
+from .probe_sandbox import (PRELOAD, WEAK_WARNING, Limits, Sandbox, SandboxRun, Stopped, allow_runs, choose_sandbox,
+                            error_line, explain, run_sandboxed, stop_every_run)
 
 STATUSES = ("holds", "fails", "error")
-_HARNESS_FILES = (Path(__file__), Path(__file__).with_name("probe_sandbox.py"), PRELOAD)
+_HARNESS_FILES = (Path(__file__), Path(__file__).with_name("probe_sandbox.py"), Path(__file__).with_name("probe_limits.py"),
+                  PRELOAD)
 
 
 @dataclass(frozen=True)
@@ -41,7 +50,8 @@ class ProbeResult:
     version: str
     script: Path
     reason: str | None = None  # why it fails or could not run
-    cached: bool = False
+    cached: bool = False  # remembered from an earlier run of the same installed code, not run now
+    sandbox: str = ""  # the isolation it ran under (Sandbox.name)
     line: int = 0  # the line of the script an error points at (0: the script as a whole)
     expect: tuple = field(default=())
 
@@ -55,10 +65,19 @@ class ProbeResult:
 
     def as_json(self) -> dict:
         row = {"map": self.map, "id": self.id, "status": self.status, "claim": self.claim,
-               "result": self.result, "seconds": round(self.seconds, 3)}
+               "result": self.result, "seconds": round(self.seconds, 3), "sandbox": self.sandbox,
+               "remembered": self.cached}
         if self.message:
             row["message"] = self.message
         return row
+
+
+class ProbesStopped(KeyboardInterrupt):
+    """``probe`` was told to stop (SIGTERM, SIGHUP); every sandbox it ran has been ended."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
 class ProbeFailure(InputError):
@@ -73,38 +92,74 @@ def probed_entries(decision_map: DecisionMap, ids: list[str] | None = None) -> l
 
 
 def run_probes(decision_map: DecisionMap, target: str | None = None, ids: list[str] | None = None, *,
-               quiet: bool = True, use_cache: bool | None = None, limits: Limits | None = None) -> list[ProbeResult]:
-    """Run the map's probes (or those of ``ids``) with pi at ``target`` (default: the pin).
+               quiet: bool = True, use_cache: bool | None = None, limits: Limits | None = None,
+               sandbox: Sandbox | None = None) -> list[ProbeResult]:
+    """Run the map's probes (or those of ``ids``) with pi at ``target`` (default: the pin), in
+    ``sandbox`` (default: bwrap, which must work here: see :func:`choose_sandbox`).
 
-    Raises :class:`FetchError` (its subclass ``NodeMissing`` when no Node can be found) when pi
-    cannot be installed; a probe that cannot run is a result with status "error", not an exception.
+    Raises :class:`FetchError` when pi cannot be installed (``NodeMissing`` when no Node can be
+    found, ``InstallChanged`` when the install was edited, ``SandboxMissing`` without bwrap); a
+    probe that cannot run is a result with status "error", not an exception.
     """
     entries = probed_entries(decision_map, ids)
     if not entries:
         return []
     version = target or decision_map.version
+    limits = limits or Limits.from_environment()
+    if sandbox is None:  # the site build and bump: DECISION_MAP_PROBE_SANDBOX=node-only is their explicit switch
+        sandbox = choose_sandbox()
+        if sandbox.kind != "bwrap":
+            print(WEAK_WARNING, file=sys.stderr)
     node = find_node()
     install = install_pi(decision_map, version, node, quiet=quiet)
-    limits = limits or Limits.from_environment()
     if use_cache is None:
         use_cache = os.environ.get("DECISION_MAP_PROBE_CACHE", "on") != "off"
     passed = {k: v for k, v in sorted(os.environ.items()) if k.startswith("PROBE_")}
-    harness = _harness_digest(node)
-    # two at a time: a probe is mostly one Node process on one core
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        jobs = [pool.submit(_run_one, decision_map, e, version, node, install, limits, passed, harness, use_cache)
-                for e in entries]
-        return [job.result() for job in jobs]
+    harness = _harness_digest(node, sandbox)
+    with _stopped_by_signals():
+        allow_runs()
+        # two at a time: a probe is mostly one Node process on one core
+        pool = ThreadPoolExecutor(max_workers=2)
+        try:
+            jobs = [pool.submit(_run_one, decision_map, e, version, node, install, limits, passed, harness,
+                                use_cache, sandbox) for e in entries]
+            return [job.result() for job in jobs]
+        except BaseException:
+            stop_every_run()  # what runs is killed; what has not started never will
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextlib.contextmanager
+def _stopped_by_signals():
+    """While probes run: SIGTERM and SIGHUP (what CI cancellation, `timeout` and a closed terminal
+    send) raise :class:`ProbesStopped` in the main thread, as SIGINT raises KeyboardInterrupt, so
+    every sandbox is ended and cleaned up before ``probe`` exits. (Only the main thread can catch
+    signals; bwrap's --die-with-parent still ends the sandboxes of a process that dies.)"""
+    def stop(signum, frame):
+        stop_every_run()
+        raise ProbesStopped(signum)
+
+    kept = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            kept[signum] = signal.signal(signum, stop)
+    try:
+        yield
+    finally:
+        for signum, handler in kept.items():
+            signal.signal(signum, handler)
 
 
 def _run_one(decision_map: DecisionMap, entry: Entry, version: str, node: Node, install: PiInstall, limits: Limits,
-             passed: dict[str, str], harness: str, use_cache: bool) -> ProbeResult:
+             passed: dict[str, str], harness: str, use_cache: bool, sandbox: Sandbox) -> ProbeResult:
     probe = entry.probe
     assert probe is not None
     script = probe.script
     shown = display_path(script)
     base = dict(map=decision_map.name, id=entry.id, claim=probe.shows, version=version, script=script,
-                expect=probe.expect)
+                expect=probe.expect, sandbox=sandbox.name)
     try:
         code = script.read_bytes()
     except OSError as err:
@@ -114,7 +169,10 @@ def _run_one(decision_map: DecisionMap, entry: Entry, version: str, node: Node, 
     remembered = _recall(key) if use_cache else None
     if remembered is not None:
         return _judged(remembered["result"], remembered["seconds"], base, cached=True)
-    run = run_sandboxed(script, node, install, limits, shown, passed)
+    try:
+        run = run_sandboxed(code, script.name, node, install, limits, shown, sandbox, passed)
+    except Stopped:
+        return ProbeResult(status="error", result={}, seconds=0.0, reason="not run: probe was stopped", **base)
     result, why = _result_of(run, limits)
     if result is None:
         return ProbeResult(status="error", result={}, seconds=run.seconds, line=error_line(run, shown),
@@ -160,11 +218,11 @@ def same_value(expected, actual) -> bool:
     return type(expected) is type(actual) and expected == actual
 
 
-def _harness_digest(node: Node) -> str:
+def _harness_digest(node: Node, sandbox: Sandbox) -> str:
     digest = hashlib.sha256(node.version.encode())
     for path in _HARNESS_FILES:
         digest.update(path.read_bytes())
-    digest.update(isolation().encode())
+    digest.update(sandbox.name.encode())
     return digest.hexdigest()[:16]
 
 

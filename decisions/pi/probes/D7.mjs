@@ -73,7 +73,7 @@ const nothingGated = await decide({ cwd: plain });
 
 // Part 2: the real command line in print mode, no saved answer, with and without --approve.
 // The project extension leaves a file behind when pi loads it, which only a trusted folder does.
-const cli = join(dist, "cli.js");
+// `pi` is the command the installed package names (its `bin`), found on PATH as a user's `pi` is.
 mkdirSync(join(project, ".pi", "extensions"), { recursive: true });
 writeFileSync(join(project, ".pi", "extensions", "mark.js"),
 	"import { writeFileSync } from 'node:fs';\n" +
@@ -92,8 +92,8 @@ function printRun(name, flags) {
 	rmSync(join(project, "project-extension-ran"), { force: true });
 	return new Promise((resolve) => {
 		const model = ["-e", join(root, "scripted-model.mjs"), "--model", "faux/faux-1"];
-		const args = [cli, "-p", "--no-session", ...flags, ...model, "hi"];
-		const child = spawn(process.execPath, args, {
+		const args = ["-p", "--no-session", ...flags, ...model, "hi"];
+		const child = spawn("pi", args, {
 			cwd: project, env: { ...process.env, HOME: home, PI_OFFLINE: "1" }, stdio: ["ignore", "pipe", "pipe"],
 		});
 		child.stdout.resume();

@@ -4,15 +4,14 @@
 // each model request contained.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 
 // PROBE_COUNTER=1 gives pi replies it does not set aside: a reply cut off at the model's own output
 // limit, and an error in words that are not an overflow. pi then reports them, and the probe must
 // fail.
 const COUNTER = process.env.PROBE_COUNTER === "1";
 
-const cli = join(dirname(fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent"))), "cli.js");
+// `pi` is the command the installed package names (its `bin`), found on PATH as a user's `pi` is.
 const cwd = process.cwd();
 
 // The model's output limit is 8 tokens; the scripted model counts about 4 characters a token, so
@@ -55,7 +54,7 @@ function pi(name, replies, args, settings) {
 	const log = join(home, "requests.log");
 	writeFileSync(log, "");
 	return new Promise((resolve) => {
-		const child = spawn(process.execPath, [cli, "-p", ...args, "-e", "./scripted-model.mjs", "--model", "faux/faux-1"], {
+		const child = spawn("pi", ["-p", ...args, "-e", "./scripted-model.mjs", "--model", "faux/faux-1"], {
 			cwd, env: { ...process.env, HOME: home, PI_OFFLINE: "1", PROBE_REPLIES: JSON.stringify(replies), PROBE_LOG: log },
 			stdio: ["ignore", "pipe", "pipe"],
 		});

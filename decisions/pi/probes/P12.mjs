@@ -16,7 +16,7 @@ const COUNTER = process.env.PROBE_COUNTER === "1";
 
 const root = process.cwd();
 const dist = dirname(fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent")));
-const cli = join(dist, "cli.js");
+// `pi` is the command the installed package names (its `bin`), found on PATH as a user's `pi` is.
 
 // The scripted model logs the text of each message it is sent, one request a line.
 writeFileSync(join(root, "scripted-model.mjs"), `
@@ -77,7 +77,7 @@ function pi(name, args) {
 	const own = COUNTER ? ["--session-dir", join(home, "my-sessions")] : [];
 	return new Promise((resolve) => {
 		const model = ["-e", join(root, "scripted-model.mjs"), "--model", "faux/faux-1"];
-		const child = spawn(process.execPath, [cli, "-p", ...own, ...args, ...model], {
+		const child = spawn("pi", ["-p", ...own, ...args, ...model], {
 			cwd: dir, env: { ...process.env, HOME: home, PI_OFFLINE: "1", PROBE_LOG: log },
 			stdio: ["ignore", "pipe", "pipe"],
 		});

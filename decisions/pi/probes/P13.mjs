@@ -18,7 +18,7 @@ const COUNTER = process.env.PROBE_COUNTER === "1";
 
 const root = process.cwd();
 const dist = dirname(fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent")));
-const cli = join(dist, "cli.js");
+// `pi` is the command the installed package names (its `bin`), found on PATH as a user's `pi` is.
 const EXTENSION = "import { writeFileSync } from 'node:fs';\n" +
 	"export default function () { writeFileSync('project-extension-ran', ''); }\n";
 
@@ -57,7 +57,7 @@ function pi(name, { flags = [], reload = true, settingsAtStart } = {}) {
 	const prompts = reload ? ["write an extension", "/reload-now"] : ["write an extension"];
 	return new Promise((resolve) => {
 		const model = ["-e", join(root, "scripted-model.mjs"), "--model", "faux/faux-1"];
-		const child = spawn(process.execPath, [cli, "-p", "--no-session", ...flags, ...model, ...prompts], {
+		const child = spawn("pi", ["-p", "--no-session", ...flags, ...model, ...prompts], {
 			cwd: folder, env: { ...process.env, HOME: home, PI_OFFLINE: "1" }, stdio: ["ignore", "pipe", "pipe"],
 		});
 		let stderr = "";

@@ -7,7 +7,6 @@
 import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 
 // PROBE_COUNTER=1 closes the second run's stdin at once too: it then goes on without waiting,
 // so the probe must fail.
@@ -19,13 +18,13 @@ const MARGIN_MS = 500;
 const withoutNodeWarnings = (text) =>
 	text.split("\n").filter((line) => !/^\(node:\d+\)|^\(Use `node --trace-warnings/.test(line)).join("\n");
 
-const cli = fileURLToPath(new URL("./bundle/cli.js", import.meta.resolve("@earendil-works/pi-coding-agent")));
+// `pi` is the command the installed package names (its `bin`), found on PATH as a user's `pi` is.
 
 function start(name) {
 	const cwd = join(process.cwd(), name);
 	const agentDir = join(cwd, "agent");
 	mkdirSync(agentDir, { recursive: true });
-	const child = spawn(process.execPath, [cli, "--offline", "-p", "Say hello"], {
+	const child = spawn("pi", ["--offline", "-p", "Say hello"], {
 		cwd,
 		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1" },
 		stdio: ["pipe", "pipe", "pipe"],

@@ -7,7 +7,6 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 
 // PROBE_COUNTER=1 saves the session in the folder pi is started from: the same command then
 // opens it without a question and answers `get_state`, so the probe must fail.
@@ -39,8 +38,8 @@ saved.appendMessage({
 		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
 });
 
-const cli = fileURLToPath(new URL("./bundle/cli.js", import.meta.resolve("@earendil-works/pi-coding-agent")));
-const child = spawn(process.execPath, [cli, "--mode", "rpc", "--offline", "--session", saved.getSessionId()], {
+// `pi` is the command the installed package names (its `bin`), found on PATH as a user's `pi` is.
+const child = spawn("pi", ["--mode", "rpc", "--offline", "--session", saved.getSessionId()], {
 	cwd: here,
 	env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1" },
 	stdio: ["pipe", "pipe", "pipe"],

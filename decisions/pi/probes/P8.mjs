@@ -5,7 +5,6 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 
 // PROBE_COUNTER=1 passes a file (`@src/a.txt`) instead of the folder: pi then reads it and
 // goes on, so the probe must fail.
@@ -22,8 +21,8 @@ writeFileSync(join(cwd, "src", "a.txt"), "hello\n");
 const withoutNodeWarnings = (text) =>
 	text.split("\n").filter((line) => !/^\(node:\d+\)|^\(Use `node --trace-warnings/.test(line)).join("\n");
 
-const cli = fileURLToPath(new URL("./bundle/cli.js", import.meta.resolve("@earendil-works/pi-coding-agent")));
-const run = spawnSync(process.execPath, [cli, "--offline", "-p", COUNTER ? "@src/a.txt" : "@src", "Explain this"], {
+// `pi` is the command the installed package names (its `bin`), found on PATH as a user's `pi` is.
+const run = spawnSync("pi", ["--offline", "-p", COUNTER ? "@src/a.txt" : "@src", "Explain this"], {
 	cwd,
 	env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1" },
 	stdio: ["ignore", "pipe", "pipe"],
