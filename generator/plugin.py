@@ -158,12 +158,14 @@ class DecisionMapPlugin(BasePlugin[Config]):
                                          ([f"… and {len(self.leaks) - 20} more"] if len(self.leaks) > 20 else [])))
         index = Path(config.site_dir) / "search" / "search_index.json"
         if index.is_file() and self.files is not None and self.site is not None:
-            pages = {}
+            pages, docs = {}, {}
             for path in self.site.pages:
                 page_file = self.files.get_file_from_path(path)
                 if is_entry_page(path) and page_file is not None:
                     pages[page_file.url] = PurePosixPath(path).stem
-            shape_search_index(index, pages)
+                    if path in self.site.search:
+                        docs[page_file.url] = self.site.search[path]
+            shape_search_index(index, pages, docs)
 
     def on_serve(self, server, /, *, config: MkDocsConfig, builder):
         server.watch(str(Path(config.config_file_path or ".").parent / self.config.decisions))

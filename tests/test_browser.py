@@ -693,20 +693,54 @@ def test_copy_buttons_and_wide_tables_on_a_phone(browser, real_site) -> None:
 def _search(page, query: str) -> list[str]:
     """The result links Material's search shows for ``query``, best first.
 
-    The search index loads in a web worker; a query typed before it is ready is not run again
-    once it is, so the query is typed again until results for this query show."""
+    Waits on conditions, never on time: the search index loads in a web worker and a query typed
+    before it is ready is not run again, so the query is typed once the result line no longer
+    says the search is starting; the results are read once that line counts them (or finds
+    none). Material runs a query on a key's release, so the query is typed key by key."""
     page.keyboard.press("s")  # Material's shortcut opens search at every width
     box = page.locator("input.md-search__input")
-    highlight = "+".join(query.lower().split()[:1])
-    links: list[str] = []
-    for _ in range(20):
+    box.wait_for(state="visible")
+    meta = "document.querySelector('.md-search-result__meta')"
+    page.wait_for_function(f"() => {meta} && {meta}.textContent.trim() && !/initializ/i.test({meta}.textContent)")
+    if box.input_value():
         box.fill("")
-        box.press_sequentially(query)
-        page.wait_for_timeout(500)
-        links = page.eval_on_selector_all(".md-search-result__link", "links => links.map(a => a.href)")
-        if any(f"h={highlight}" in link for link in links):
-            return links
-    raise AssertionError(f"no search results for {query!r}: {links}")
+        box.press("Backspace")  # a key's release runs the (empty) query
+        page.wait_for_function(f"() => /type to start/i.test({meta}.textContent)")
+    box.press_sequentially(query)
+    page.wait_for_function(f"() => /matching/i.test({meta}.textContent)")
+    return page.eval_on_selector_all(".md-search-result__link", "links => links.map(a => a.href)")
+
+
+# Questions a pi user would type, each with the entry that answers it: it must be among the first
+# three results. Written as a reader asks, not copied from the entries' questions.
+SEARCH_QUESTIONS = (
+    ("who decides when a run ends", "G1"),
+    ("block a dangerous tool call from an extension", "D2"),
+    ("bash command timeout", "E9"),
+    ("kill a command that hangs forever", "E9"),
+    ("where are my sessions stored", "A3"),
+    ("project settings override global settings", "A5"),
+    ("max turns limit", "G7"),
+    ("context window overflow error", "G5"),
+    ("when does auto compaction start", "F1"),
+    ("retry on rate limit", "G2"),
+    ("how long does it wait before retrying", "G3"),
+    ("are tool calls run in parallel", "E3"),
+    ("API key environment variable", "D6"),
+    ("which model is used by default", "C8"),
+    ("AGENTS.md in an untrusted repo", "D4"),
+    ("edit fuzzy match", "E8"),
+    ("bash output truncated", "E2"),
+    ("exit code in json mode", "A8"),
+    ("pi hangs waiting on stdin in print mode", "P5"),
+    ("send an image to the model", "E13"),
+    ("write creates missing directories", "E10"),
+    ("what is in the system prompt", "C7"),
+    ("default thinking level", "C6"),
+    ("does it check for updates", "A6"),
+    ("which tools are enabled by default", "E1"),
+    ("send a message while it is still working", "C4"),
+)
 
 
 @pytest.mark.network
@@ -721,6 +755,53 @@ def test_search_finds_an_entry_by_its_exact_id_first(page, real_site, width) -> 
     assert any(re.search(r"/pi/D1/(\?[^#]*)?$", link) for link in links[:5]), links[:5]
     pages = [re.sub(r"[?#].*$", "", link) for link in links]
     assert len(pages) == len(set(pages)), "a page shows up twice in the results"
+
+
+@pytest.mark.network
+def test_questions_a_reader_asks_find_their_entry_in_the_first_three(browser, real_site) -> None:
+    context = _context(browser, 1280)
+    tab = _tab(context)
+    tab.goto(real_site.url, wait_until="networkidle")
+    missed = []
+    for question, entry_id in SEARCH_QUESTIONS:
+        links = _search(tab, question)
+        top = [re.sub(r"[?#].*$", "", link).rstrip("/").rsplit("/", 1)[-1] for link in links[:3]]
+        if entry_id not in top:
+            missed.append(f"{question!r}: wants {entry_id}, first three {top}")
+    assert len(SEARCH_QUESTIONS) >= 20
+    assert missed == [], "\n".join(missed)
+    assert tab.problems == [] and context.outside == []
+    context.close()
+
+
+@pytest.mark.network
+def test_a_search_result_shows_the_question_and_the_short_answer_only(page, real_site, width) -> None:
+    """Each result is the entry's question and its short answer: several fit on one screen, and
+    what is searched but not shown (the exceptions, the evidence, the levers) stays out."""
+    _open(page, real_site, "")
+    links = _search(page, "who decides when a run ends")
+    assert any(re.search(r"/pi/G1/(\?[^#]*)?$", link) for link in links[:3]), links[:3]
+    results = page.eval_on_selector_all(".md-search-result__item", """items => items.map(item => ({
+        href: item.querySelector("a").href, text: item.innerText,
+        height: item.getBoundingClientRect().height}))""")
+    g1 = next(r for r in results if re.search(r"/pi/G1/(\?[^#]*)?$", r["href"]))
+    assert "Is the work finished, so the run may stop?" in g1["text"], g1["text"]
+    assert "Demonstrated by running" not in g1["text"] and "evidence" not in g1["text"], g1["text"]
+    tallest = max(r["height"] for r in results[:10])
+    assert tallest <= 220, f"a result is {tallest:.0f} px tall"
+    shown = page.evaluate("""() => [...document.querySelectorAll('.md-search-result__item')]
+        .filter(item => item.getBoundingClientRect().bottom <= innerHeight).length""")
+    assert shown >= 3, f"only {shown} results fit on the first screen"
+    _shot(page, width, "pi-search-results")
+
+
+@pytest.mark.network
+def test_evidence_is_searchable(page, real_site, width) -> None:
+    """A word that only a problem's evidence says finds the problems shown by running pi."""
+    _open(page, real_site, "")
+    links = _search(page, "reproduced")
+    found = {m.group(1) for link in links for m in [re.search(r"/pi/(P\d+)/", link)] if m}
+    assert len(found) >= 5, links[:10]
 
 
 @pytest.mark.network

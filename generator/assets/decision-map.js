@@ -8,7 +8,7 @@
 // - "see C2" links show the question they lead to while they have keyboard focus.
 // - A link in the full map's contents to a group the filters hide says so, and offers to show it.
 // - A table wider than the screen says that it scrolls sideways.
-// - Material's search box and code-block toolbars have no names; they get one.
+// - Material's code-block toolbars have no names; they get one.
 // - The 404 page's search link searches for what the address asked for.
 (function () {
   "use strict";
@@ -183,14 +183,9 @@
     if (opened) sayHidden(opened);
   }
 
-  // The theme leaves its search dialog and each code block's toolbar without a name: a screen
-  // reader announces them all alike.
+  // The theme leaves each code block's toolbar without a name: a screen reader announces them all
+  // alike. (The search dialog is named in the HTML: generator/theme/partials/search.html.)
   function nameUnnamed() {
-    Array.prototype.forEach.call(
-      document.querySelectorAll('[role="dialog"]:not([aria-label]):not([aria-labelledby])'),
-      function (dialog) {
-        dialog.setAttribute("aria-label", dialog.classList.contains("md-search") ? "Search" : "Dialog");
-      });
     Array.prototype.forEach.call(document.querySelectorAll("nav.md-code__nav:not([aria-label])"),
       function (nav, index) {
         nav.setAttribute("aria-label", "Actions for code block " + (index + 1));
