@@ -246,10 +246,12 @@ def _focus(overlay: OverlayView) -> dict[str, Focus]:
         for related in change.change.related:
             focus.setdefault(related, Focus("related", None))
     for change in overlay.changes:
+        side = change.change.with_
+        holders = tuple(dict.fromkeys(o.by for o in getattr(side, "overrides", ())))
         if change.decision:
-            side = change.change.with_
-            focus[change.decision.id] = Focus("changed", side.decided_by,
-                                              tuple(dict.fromkeys(o.by for o in getattr(side, "overrides", ()))))
+            focus[change.decision.id] = Focus("changed", side.decided_by, holders)
+        for overridden in getattr(change.change, "overridden", ()):
+            focus[overridden] = Focus("changed", side.decided_by, holders)
     return focus
 
 

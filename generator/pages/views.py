@@ -509,6 +509,8 @@ def _extension_links(decision_map: DecisionMap) -> dict[str, list[ExtensionLink]
         for change, anchor in zip(overlay.changes, change_anchors(overlay)):
             if change.decision:
                 links.setdefault(change.decision, []).append(ExtensionLink(overlay, change, anchor, True))
+            for overridden in change.overridden:  # the added decision takes its place
+                links.setdefault(overridden, []).append(ExtensionLink(overlay, change, anchor, True))
             for related in change.related:
                 links.setdefault(related, []).append(ExtensionLink(overlay, change, anchor, False))
     return links
