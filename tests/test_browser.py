@@ -1016,6 +1016,16 @@ def test_on_a_phone_the_copy_button_covers_no_code(browser, real_site) -> None:
         return first && b.bottom > first.top + 1 && b.left < first.right ? code.innerText.split(String.fromCharCode(10))[0] : null;
     }).filter(Boolean)""")
     assert overlaps == [], overlaps
+    # numbered code: the first line number stays level with the first line
+    offsets = tab.evaluate("""() => [...document.querySelectorAll(".highlighttable")].filter(t => t.offsetParent !== null)
+        .map(table => {
+            const number = [...table.querySelectorAll(".linenodiv pre span")].find(s => s.textContent.trim());
+            const range = document.createRange();
+            range.selectNodeContents(table.querySelector("td.code code"));
+            const first = [...range.getClientRects()].find(r => r.width > 0);
+            return Math.round(number.getBoundingClientRect().top - first.top);
+        })""")
+    assert offsets and all(abs(o) <= 1 for o in offsets), offsets
     context.close()
 
 
