@@ -1019,9 +1019,12 @@ def test_on_a_phone_the_copy_button_covers_no_code(browser, real_site) -> None:
     # numbered code: the first line number stays level with the first line
     offsets = tab.evaluate("""() => [...document.querySelectorAll(".highlighttable")].filter(t => t.offsetParent !== null)
         .map(table => {
-            const number = [...table.querySelectorAll(".linenodiv pre span")].find(s => s.textContent.trim());
+            const code = table.querySelector("td.code code");
+            // the first line with text, and its number (a blank line has no box to measure)
+            const blank = code.textContent.slice(0, code.textContent.search(/\S/)).split(String.fromCharCode(10)).length - 1;
+            const number = [...table.querySelectorAll(".linenodiv pre span")].filter(s => s.textContent.trim())[blank];
             const range = document.createRange();
-            range.selectNodeContents(table.querySelector("td.code code"));
+            range.selectNodeContents(code);
             const first = [...range.getClientRects()].find(r => r.width > 0);
             return Math.round(number.getBoundingClientRect().top - first.top);
         })""")
