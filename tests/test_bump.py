@@ -373,8 +373,8 @@ def test_bump_records_the_probes_that_flipped_and_accept_keeps_them(tmp_path, ca
     assert run.stdout.splitlines()[-1].startswith("demo: pinned at 2 (1 moved, 1 probe(s) flipped)")
     record = edition_record(p)
     assert record["probes"] == [{"id": "A1", "before": "holds", "after": "fails"}]
-    assert (p.folder / "editions" / "1-to-2.yaml").read_text().endswith(
-        "probes:\n  - {id: A1, before: holds, after: fails}\n")
+    assert "\nprobes:\n  - {id: A1, before: holds, after: fails}\nbefore:\n" in \
+        (p.folder / "editions" / "1-to-2.yaml").read_text()
     assert run_main(capsys, "accept", "A1", "--decisions", p.decisions, "--quiet").code == 0
     assert edition_record(p)["probes"] == record["probes"] and "A1" in edition_record(p)["settled"]
 
