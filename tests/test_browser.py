@@ -708,7 +708,8 @@ def _search(page, query: str) -> list[str]:
     Waits on conditions, never on time: the search index loads in a web worker and a query typed
     before it is ready is not run again, so the query is typed once the result line no longer
     says the search is starting; the results are read once that line counts them (or finds
-    none). Material runs a query on a key's release, so the query is typed key by key."""
+    none). Material runs a query on a key's release: the query is put in whole and then one key is
+    released, so no query for part of it can be read as the answer to all of it."""
     page.keyboard.press("s")  # Material's shortcut opens search at every width
     box = page.locator("input.md-search__input")
     box.wait_for(state="visible")
@@ -718,7 +719,8 @@ def _search(page, query: str) -> list[str]:
         box.fill("")
         box.press("Backspace")  # a key's release runs the (empty) query
         page.wait_for_function(f"() => /type to start/i.test({meta}.textContent)")
-    box.press_sequentially(query)
+    box.fill(query)
+    box.press("End")  # its release runs the whole query, once
     page.wait_for_function(f"() => /matching/i.test({meta}.textContent)")
     return page.eval_on_selector_all(".md-search-result__link", "links => links.map(a => a.href)")
 
