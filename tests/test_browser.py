@@ -1023,7 +1023,7 @@ def test_on_a_phone_the_copy_button_covers_no_code(browser, real_site) -> None:
         .map(table => {
             const code = table.querySelector("td.code code");
             // the first line with text, and its number (a blank line has no box to measure)
-            const blank = code.textContent.slice(0, code.textContent.search(/\S/)).split(String.fromCharCode(10)).length - 1;
+            const blank = code.textContent.slice(0, code.textContent.search(/\\S/)).split(String.fromCharCode(10)).length - 1;
             const number = [...table.querySelectorAll(".linenodiv pre span")].filter(s => s.textContent.trim())[blank];
             const range = document.createRange();
             range.selectNodeContents(code);
