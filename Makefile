@@ -21,7 +21,7 @@ site: $(STAMP)  ## fetch the pinned pi, verify every citation, build the site in
 	$(PY) -m generator build
 
 serve: $(STAMP)  ## preview with live reload (rebuilds when a YAML file changes)
-	$(VENV)/bin/mkdocs serve
+	DECISION_MAP_SITE_URL=$${DECISION_MAP_SITE_URL:-http://127.0.0.1:8000/} $(VENV)/bin/mkdocs serve
 
 VERIFY_FORMAT ?= text
 

@@ -8,6 +8,7 @@ checked at, so `verify` fails until a person has re-read it (`accept`, or an edi
 from __future__ import annotations
 
 import difflib
+import json
 import hashlib
 import re
 from dataclasses import dataclass
@@ -76,11 +77,14 @@ def _edition_yaml(decision_map: DecisionMap, version: str, results: list[Resolut
                   flips: tuple[EditionProbe, ...] = ()) -> str:
     rows = [EditionCitation(r.entry.id, r.citation.file, r.recorded, r.resolved, r.checked_at, r.status,
                             claim_digest(r.entry), 0, r.resolved_file if r.moved_file else None) for r in results]
-    return edition_text(decision_map.version, version, today, rows, flips)
+    # what each entry says at the old pin, kept for the edition page's before-and-after
+    before = tuple((e.id, text) for e in decision_map.entries for text in [e.answer or e.description] if text)
+    return edition_text(decision_map.version, version, today, rows, flips, before=before)
 
 
 def edition_text(from_version: str, to_version: str, day: str, rows: list[EditionCitation],
-                 probes: tuple[EditionProbe, ...] = (), settled: tuple[tuple[str, str], ...] = ()) -> str:
+                 probes: tuple[EditionProbe, ...] = (), settled: tuple[tuple[str, str], ...] = (),
+                 before: tuple[tuple[str, str], ...] = ()) -> str:
     """The edition record as YAML (it is generated, so it is written whole)."""
     lines = [
         "# Written by `python -m generator bump`: what changed in the map's code between two versions.",
@@ -103,6 +107,9 @@ def edition_text(from_version: str, to_version: str, day: str, rows: list[Editio
     if settled:  # what each accepted entry said when a person settled it (quoted: digits-only stay text)
         lines.append("settled:")
         lines += [f'  {entry_id}: "{digest}"' for entry_id, digest in settled]
+    if before:  # JSON strings are YAML double-quoted scalars: any text, on one line
+        lines.append("before:")
+        lines += [f"  {entry_id}: {json.dumps(text, ensure_ascii=False)}" for entry_id, text in before]
     return "\n".join(lines) + "\n"
 
 
@@ -131,7 +138,8 @@ def settled_edition(decision_map: DecisionMap, accepted: set[str] = frozenset())
     if not changed:
         return None
     return edition.path, edition_text(edition.from_version, edition.to_version, edition.date, rows,
-                                      edition.probes, tuple(sorted(settled.items(), key=lambda kv: _id_order(kv[0]))))
+                                      edition.probes, tuple(sorted(settled.items(), key=lambda kv: _id_order(kv[0]))),
+                                      edition.before)
 
 
 def _settled_ranges(decision_map: DecisionMap, edition: Edition) -> dict[int, Citation]:

@@ -246,7 +246,8 @@ def _load_edition(path: Path, problems: list[Problem]) -> Edition | None:
                         lines[("citations", i)], c.get("new_file"))
         for i, c in enumerate(values["citations"])), path,
         tuple(EditionProbe(p["id"], p["before"], p["after"]) for p in values.get("probes", [])),
-        tuple((str(k), str(v)) for k, v in values.get("settled") or ()))
+        tuple((str(k), str(v)) for k, v in values.get("settled") or ()),
+        tuple((str(k), str(v)) for k, v in values.get("before") or ()))
 
 
 def _version_key(version: str) -> tuple:
@@ -267,12 +268,12 @@ def _load_overlay(path: Path, problems: list[Problem]) -> Overlay | None:
                       related=tuple(c.get("related", [])), how=c["how"],
                       without=Side(c["without"]["decided_by"], c["without"]["answer"], _overrides(c["without"])),
                       with_=Side(c["with"]["decided_by"], c["with"]["answer"], _overrides(c["with"])),
-                      line=lines[("changes", i)])
+                      line=lines[("changes", i)], overridden=tuple(c.get("overridden", [])))
         for i, c in enumerate(values["changes"]))
     rev = values.get("reviewed")
     return Overlay(extension=values["extension"], package=values.get("package"),
                    version=values.get("version"), summary=values.get("summary"), changes=changes,
-                   path=path, line=1,
+                   path=path, line=1, source=values.get("source"),
                    reviewed=Review(rev["version"], rev["date"], rev.get("by"), rev.get("checked")) if rev else None)
 
 

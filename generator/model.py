@@ -201,10 +201,13 @@ class OverlayChange:
     without: Side
     with_: Side
     line: int
+    # decisions of the map whose answer no longer holds once the extension is installed: an added
+    # decision that takes their place (pi-turn-limit's turn limit, where pi sets none: G7)
+    overridden: tuple[str, ...] = ()
 
     @property
     def linked(self) -> tuple[str, ...]:
-        return ((self.decision,) if self.decision else ()) + self.related
+        return ((self.decision,) if self.decision else ()) + self.related + self.overridden
 
 
 @dataclass(frozen=True)
@@ -219,6 +222,7 @@ class Overlay:
     path: Path
     line: int
     reviewed: Review | None = None
+    source: str | None = None  # where the extension's own source is published, when it is
 
 
 @dataclass(frozen=True)
@@ -260,9 +264,15 @@ class Edition:
     path: Path
     probes: tuple[EditionProbe, ...] = ()  # the probes that flipped between the two versions
     settled: tuple[tuple[str, str], ...] = ()  # (entry ID, claim digest when a person settled it)
+    # (entry ID, its answer, or a problem's description, as the map said it at `from_version`)
+    before: tuple[tuple[str, str], ...] = ()
 
     def settled_claim(self, entry_id: str) -> str | None:
         return dict(self.settled).get(entry_id)
+
+    def said_before(self, entry_id: str) -> str | None:
+        """What the entry said at the old pin, when the edition records it."""
+        return dict(self.before).get(entry_id)
 
     @property
     def slug(self) -> str:

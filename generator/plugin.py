@@ -24,6 +24,7 @@ from __future__ import annotations
 import html
 import logging
 import re
+import subprocess
 from pathlib import Path, PurePosixPath
 
 from mkdocs.config import base
@@ -61,6 +62,13 @@ class Config(base.Config):
 
     nav = c.Type(bool, default=True)
     """Build the navigation from the maps when ``mkdocs.yml`` has no ``nav`` of its own."""
+
+    repository = c.Type(str, default="")
+    """This site's own source repository (https://github.com/owner/name): each page's footer links
+    it, offers to edit the file the page is made from, and to report a mistake on the page."""
+
+    branch = c.Type(str, default="main")
+    """The repository's branch that "Edit this page" opens."""
 
     probes = c.Type(bool, default=True)
     """Run every entry's probe at the pin and fail the build when one does not hold (as a drifted
@@ -133,7 +141,19 @@ class DecisionMapPlugin(BasePlugin[Config]):
         env.globals["decision_map_ways"] = not_found_ways(maps, files)
         first = next(((m.name, m.decisions[0].id) for m in maps if m.decisions), None)
         env.globals["decision_map_example"] = html.escape(f"{first[0]}/{first[1]}/") if first else ""
+        root = Path(config.config_file_path or ".").parent
+        commit, day = build_source(root)
+        env.globals["decision_map_links"] = {"repository": self.config.repository.rstrip("/"),
+                                             "branch": self.config.branch, "commit": commit, "built": day}
         return env
+
+    def on_page_context(self, context, /, *, page: Page, config: MkDocsConfig, nav):
+        """The file a page is made from, for its "Edit this page" link (see theme/partials/copyright.html)."""
+        source = page_source(page.file.src_uri, Path(config.config_file_path or ".").parent, Path(config.docs_dir),
+                             self.config.decisions, self.site)
+        if source:
+            page.meta["dm_source"] = source
+        return context
 
     def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Resolve the ``.md`` links that MkDocs leaves alone because they are in raw HTML."""
@@ -158,12 +178,14 @@ class DecisionMapPlugin(BasePlugin[Config]):
                                          ([f"… and {len(self.leaks) - 20} more"] if len(self.leaks) > 20 else [])))
         index = Path(config.site_dir) / "search" / "search_index.json"
         if index.is_file() and self.files is not None and self.site is not None:
-            pages = {}
+            pages, docs = {}, {}
             for path in self.site.pages:
                 page_file = self.files.get_file_from_path(path)
                 if is_entry_page(path) and page_file is not None:
                     pages[page_file.url] = PurePosixPath(path).stem
-            shape_search_index(index, pages)
+                    if path in self.site.search:
+                        docs[page_file.url] = self.site.search[path]
+            shape_search_index(index, pages, docs)
 
     def on_serve(self, server, /, *, config: MkDocsConfig, builder):
         server.watch(str(Path(config.config_file_path or ".").parent / self.config.decisions))
@@ -205,6 +227,50 @@ def not_found_ways(maps, files: Files) -> list[dict[str, str]]:
             if found is not None:
                 ways.append({"url": found.url or ".", "title": html.escape(label), "about": html.escape(about)})
     return ways
+
+
+def build_source(root: Path) -> tuple[str, str]:
+    """The commit the site is built from and that commit's date (not the clock's: two builds of one
+    commit are the same, byte for byte), or empty strings outside a git checkout. A checkout
+    with edits not committed says so after the commit."""
+    def git(*args: str) -> str:
+        try:
+            run = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        return run.stdout.strip() if run.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short=12", "HEAD")
+    if not commit:
+        return "", ""
+    if git("status", "--porcelain", "--untracked-files=no"):
+        commit += " with local edits"
+    return commit, git("log", "-1", "--format=%cs")
+
+
+def page_source(src_uri: str, root: Path, docs_dir: Path, decisions: str, site: RenderedSite | None) -> str | None:
+    """The file (relative to the repository) a page is made from and a reader can edit: an entry's
+    YAML, a hand-written page, or an extension's overlay when its page is generated. None for the
+    pages generated from the whole map."""
+    def relative(path: Path) -> str | None:
+        try:
+            return path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            return None
+
+    if is_entry_page(src_uri):
+        folder, name = src_uri.split("/", 1)
+        return relative(root / decisions / folder / (PurePosixPath(name).stem + ".yaml"))
+    hand_written = docs_dir / src_uri
+    if hand_written.is_file():
+        return relative(hand_written)
+    if src_uri.startswith("extensions/") and site is not None:
+        name = PurePosixPath(src_uri).stem
+        for decision_map in site.maps:
+            for overlay in decision_map.overlays:
+                if overlay.extension == name:
+                    return relative(overlay.path)
+    return None
 
 
 def failure_message(err: DecisionMapError) -> str:

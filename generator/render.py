@@ -26,7 +26,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable, Mapping
 
@@ -38,6 +38,7 @@ from .model import DecisionMap
 from .pages.diagram import Focus, loop_diagram
 from .pages.editions import EDITIONS
 from .pages.environment import environment, file_size
+from .search_index import entry_document
 from .pages.views import DOWNLOADS, WHO_ABOUT, GroupView, MapView, OverlayView, gallery_view, map_view
 from .verify import Resolution, Trees, verify_map
 
@@ -56,6 +57,8 @@ class RenderedSite:
 
     maps: tuple[DecisionMap, ...]
     pages: dict[str, str]  # relative path -> Markdown
+    # an entry's page (relative path) -> its search hit's fields (generator.search_index.entry_document)
+    search: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def render_folder(decisions: Path, pages_dir: Path | None = None, *, quiet: bool = True,
@@ -74,12 +77,15 @@ def render_folder(decisions: Path, pages_dir: Path | None = None, *, quiet: bool
     maps = load_maps(decisions)
     if callable(probes):  # run once the maps are loaded (the site build runs them)
         probes = probes(maps)
-    pages = render_site(maps, trees_for or (lambda m: Trees(m, quiet=quiet)), pages_dir, probes=probes)
+    views: dict[str, MapView] = {}
+    pages = render_site(maps, trees_for or (lambda m: Trees(m, quiet=quiet)), pages_dir, probes=probes, views=views)
     if pages_dir is not None:
         collisions = hand_written_collisions(pages, pages_dir)
         if collisions:
             raise InputError(collisions)
-    return RenderedSite(tuple(maps), pages)
+    search = {f"{name}/{card.page}": entry_document(card.entry, card, view.map.overlays)
+              for name, view in views.items() for card in view.cards.values()}
+    return RenderedSite(tuple(maps), pages, search)
 
 
 def render_pages(decision_map: DecisionMap, trees: Trees, pages_dir: Path | None = None,
@@ -131,11 +137,13 @@ def _render_map(decision_map: DecisionMap, trees: Trees, pages_dir: Path | None,
 
 
 def render_site(maps: list[DecisionMap], trees_for: Callable[[DecisionMap], Trees],
-                pages_dir: Path | None = None, probes: ProbeResults | None = None) -> dict[str, str]:
-    """The home page and the pages of every map; a page path generated twice is an error."""
+                pages_dir: Path | None = None, probes: ProbeResults | None = None,
+                views: dict[str, MapView] | None = None) -> dict[str, str]:
+    """The home page and the pages of every map; a page path generated twice is an error.
+    ``views``, when given, receives each map's view by name (the search index is made from them)."""
     pages: dict[str, str] = {}
     owners: dict[str, Path] = {}
-    views: dict[str, MapView] = {}
+    views = {} if views is None else views
     problems: list[Problem] = []
     for decision_map in maps:
         rendered, views[decision_map.name] = _render_map(decision_map, trees_for(decision_map), pages_dir, None,
@@ -238,10 +246,12 @@ def _focus(overlay: OverlayView) -> dict[str, Focus]:
         for related in change.change.related:
             focus.setdefault(related, Focus("related", None))
     for change in overlay.changes:
+        side = change.change.with_
+        holders = tuple(dict.fromkeys(o.by for o in getattr(side, "overrides", ())))
         if change.decision:
-            side = change.change.with_
-            focus[change.decision.id] = Focus("changed", side.decided_by,
-                                              tuple(dict.fromkeys(o.by for o in getattr(side, "overrides", ()))))
+            focus[change.decision.id] = Focus("changed", side.decided_by, holders)
+        for overridden in getattr(change.change, "overridden", ()):
+            focus[overridden] = Focus("changed", side.decided_by, holders)
     return focus
 
 

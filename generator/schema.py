@@ -298,6 +298,9 @@ OVERLAY_CHANGE = Record(
         "decision": Text(pattern=ID_PATTERN, doc="The map's decision this extension changes."),
         "question": Text(prose=True, doc="A decision the extension adds, which the map's agent does not make."),
         "related": ListOf(item=Text(pattern=ID_PATTERN), doc="Decisions an added one touches."),
+        "overridden": ListOf(item=Text(pattern=ID_PATTERN),
+                             doc="Decisions of the map whose answer no longer holds once the extension is "
+                                 "installed (an added decision takes their place); shown as overridden."),
         "how": Text(prose=True),
         "without": SIDE,
         "with": SIDE,
@@ -312,6 +315,7 @@ OVERLAY = Record(
         "extension": Text(pattern=r"^[a-z0-9][a-z0-9._-]*$", doc="Its name; also the page's file name."),
         "package": Text(doc="Package name in its registry."),
         "version": Text(doc="The version described."),
+        "source": Text(pattern=r"^https://[^\s]+$", doc="Where the extension's source is published (an https address), when it is."),
         "summary": Text(prose=True),
         "changes": ListOf(item=OVERLAY_CHANGE, min_items=1),
         "reviewed": REVIEWED,
@@ -357,6 +361,10 @@ EDITION = Record(
         "settled": FlatMapping(key_pattern=ID_PATTERN, max_items=10_000,
                                doc="Written by `accept`: each entry's claim digest when a person settled it "
                                    "for this edition, so later edits are not counted as this edition's."),
+        "before": FlatMapping(key_pattern=ID_PATTERN, max_items=10_000,
+                              doc="Written by `bump`: each entry's answer (a problem's description) as the map "
+                                  "said it at `from`, so the edition page can set it beside what the entry "
+                                  "says now, in a fresh clone and after later bumps alike."),
     },
     required=("from", "to", "date", "citations"),
 )

@@ -45,8 +45,10 @@ DEMO_PAGES = ("", "demo/", "demo/map/", "demo/D1/", "demo/P1/", "demo/problems/"
 REAL_PAGES = ("", "pi/", "pi/map/", "pi/D1/", "pi/G1/", "pi/P2/", "pi/problems/", "pi/census/",
               "extensions/pi-turn-limit/", "extensions/pi-todo-loop/", "extensions/pi-roundtable/", "pi/editions/",
               "pi/editions/1.4.0-to-1.6.0/")
-AXE_PAGES = ("", "pi/", "pi/map/", "pi/D1/", "pi/problems/")
-BUDGET = {"pi/map/": 10_000, "pi/editions/1.4.0-to-1.6.0/": 10_000}  # DOM elements
+AXE_PAGES = ("", "pi/", "pi/map/", "pi/D1/", "pi/problems/", "pi/P8/", "pi/C10/", "pi/census/", "pi/editions/",
+             "pi/editions/1.4.0-to-1.6.0/", "extensions/pi-turn-limit/", "extensions/pi-todo-loop/")
+BUDGET = {"pi/map/": 10_000, "pi/editions/1.4.0-to-1.6.0/": 10_000, "pi/C10/": 3_000}  # DOM elements
+BYTES = {"pi/C10/": 150_000}  # HTML: the entry that cites the most code
 QUIET = {"NO_MKDOCS_2_WARNING": "1"}
 
 
@@ -294,6 +296,10 @@ def test_the_light_pages_stay_within_their_budget(page, real_site, width) -> Non
         _open(page, real_site, path)
         elements = page.evaluate("document.getElementsByTagName('*').length")
         assert elements <= most, f"{path} has {elements} DOM elements (budget {most})"
+    for path, most in BYTES.items():
+        with urlopen(real_site.url + path) as answer:
+            size = len(answer.read())
+        assert size <= most, f"{path} is {size:,} bytes of HTML (budget {most:,})"
 
 
 def test_the_404_page_works_under_the_sites_sub_path(page, demo_site, width) -> None:
@@ -655,7 +661,13 @@ def test_axe_finds_no_serious_violation_with_the_search_or_the_drawer_open(brows
         assert tab.locator(".md-search-result__meta").is_visible() and tab.locator(".md-search-result mark").count()
     else:
         tab.click('label.md-header__button[for="__drawer"]')
-        tab.wait_for_timeout(400)  # the drawer slides in
+        # the drawer slides in: wait until it is whole on the screen and has stopped moving
+        tab.wait_for_function("""() => new Promise(done => {
+            const drawer = document.querySelector(".md-sidebar--primary");
+            const left = drawer.getBoundingClientRect().left;
+            requestAnimationFrame(() => requestAnimationFrame(() =>
+                done(left >= 0 && drawer.getBoundingClientRect().left === left)));
+        })""")
         assert tab.locator(".md-nav--primary .md-nav__title").first.is_visible()
     _shot(tab, width, f"pi-{state}-open-{scheme}")
     report = _serious(tab)
@@ -693,20 +705,56 @@ def test_copy_buttons_and_wide_tables_on_a_phone(browser, real_site) -> None:
 def _search(page, query: str) -> list[str]:
     """The result links Material's search shows for ``query``, best first.
 
-    The search index loads in a web worker; a query typed before it is ready is not run again
-    once it is, so the query is typed again until results for this query show."""
+    Waits on conditions, never on time: the search index loads in a web worker and a query typed
+    before it is ready is not run again, so the query is typed once the result line no longer
+    says the search is starting; the results are read once that line counts them (or finds
+    none). Material runs a query on a key's release: the query is put in whole and then one key is
+    released, so no query for part of it can be read as the answer to all of it."""
     page.keyboard.press("s")  # Material's shortcut opens search at every width
     box = page.locator("input.md-search__input")
-    highlight = "+".join(query.lower().split()[:1])
-    links: list[str] = []
-    for _ in range(20):
+    box.wait_for(state="visible")
+    meta = "document.querySelector('.md-search-result__meta')"
+    page.wait_for_function(f"() => {meta} && {meta}.textContent.trim() && !/initializ/i.test({meta}.textContent)")
+    if box.input_value():
         box.fill("")
-        box.press_sequentially(query)
-        page.wait_for_timeout(500)
-        links = page.eval_on_selector_all(".md-search-result__link", "links => links.map(a => a.href)")
-        if any(f"h={highlight}" in link for link in links):
-            return links
-    raise AssertionError(f"no search results for {query!r}: {links}")
+        box.press("Backspace")  # a key's release runs the (empty) query
+        page.wait_for_function(f"() => /type to start/i.test({meta}.textContent)")
+    box.fill(query)
+    box.press("End")  # its release runs the whole query, once
+    page.wait_for_function(f"() => /matching/i.test({meta}.textContent)")
+    return page.eval_on_selector_all(".md-search-result__link", "links => links.map(a => a.href)")
+
+
+# Questions a pi user would type, each with the entry that answers it: it must be among the first
+# three results. Written as a reader asks, not copied from the entries' questions.
+SEARCH_QUESTIONS = (
+    ("who decides when a run ends", "G1"),
+    ("block a dangerous tool call from an extension", "D2"),
+    ("bash command timeout", "E9"),
+    ("kill a command that hangs forever", "E9"),
+    ("where are my sessions stored", "A3"),
+    ("project settings override global settings", "A5"),
+    ("max turns limit", "G7"),
+    ("context window overflow error", "G5"),
+    ("when does auto compaction start", "F1"),
+    ("retry on rate limit", "G2"),
+    ("how long does it wait before retrying", "G3"),
+    ("are tool calls run in parallel", "E3"),
+    ("API key environment variable", "D6"),
+    ("which model is used by default", "C8"),
+    ("AGENTS.md in an untrusted repo", "D4"),
+    ("edit fuzzy match", "E8"),
+    ("bash output truncated", "E2"),
+    ("exit code in json mode", "A8"),
+    ("pi hangs waiting on stdin in print mode", "P5"),
+    ("send an image to the model", "E13"),
+    ("write creates missing directories", "E10"),
+    ("what is in the system prompt", "C7"),
+    ("default thinking level", "C6"),
+    ("does it check for updates", "A6"),
+    ("which tools are enabled by default", "E1"),
+    ("send a message while it is still working", "C4"),
+)
 
 
 @pytest.mark.network
@@ -721,6 +769,54 @@ def test_search_finds_an_entry_by_its_exact_id_first(page, real_site, width) -> 
     assert any(re.search(r"/pi/D1/(\?[^#]*)?$", link) for link in links[:5]), links[:5]
     pages = [re.sub(r"[?#].*$", "", link) for link in links]
     assert len(pages) == len(set(pages)), "a page shows up twice in the results"
+
+
+@pytest.mark.network
+def test_questions_a_reader_asks_find_their_entry_in_the_first_three(browser, real_site) -> None:
+    context = _context(browser, 1280)
+    tab = _tab(context)
+    tab.goto(real_site.url, wait_until="networkidle")
+    missed = []
+    for question, entry_id in SEARCH_QUESTIONS:
+        links = _search(tab, question)
+        top = [re.sub(r"[?#].*$", "", link).rstrip("/").rsplit("/", 1)[-1] for link in links[:3]]
+        if entry_id not in top:
+            missed.append(f"{question!r}: wants {entry_id}, first three {top}")
+    assert len(SEARCH_QUESTIONS) >= 20
+    assert missed == [], "\n".join(missed)
+    assert tab.problems == [] and context.outside == []
+    context.close()
+
+
+@pytest.mark.network
+def test_a_search_result_shows_the_question_and_the_short_answer_only(page, real_site, width) -> None:
+    """Each result is the entry's question and its short answer: several fit on one screen, and
+    what is searched but not shown (the exceptions, the evidence, the levers) stays out."""
+    _open(page, real_site, "")
+    links = _search(page, "who decides when a run ends")
+    assert any(re.search(r"/pi/G1/(\?[^#]*)?$", link) for link in links[:3]), links[:3]
+    results = page.eval_on_selector_all(".md-search-result__item", """items => items.map(item => ({
+        href: item.querySelector("a").href, text: item.innerText,
+        height: item.getBoundingClientRect().height}))""")
+    g1 = next(r for r in results if re.search(r"/pi/G1/(\?[^#]*)?$", r["href"]))
+    assert "Is the work finished, so the run may stop?" in g1["text"], g1["text"]
+    assert "Demonstrated by running" not in g1["text"] and "evidence" not in g1["text"], g1["text"]
+    tallest = max(r["height"] for r in results[:10])
+    most = 180 if width > 500 else 270  # a question of two or three lines and an answer of 60 words at most
+    assert tallest <= most, f"a result is {tallest:.0f} px tall"
+    shown = page.evaluate("""() => [...document.querySelectorAll('.md-search-result__item')]
+        .filter(item => item.getBoundingClientRect().bottom <= innerHeight).length""")
+    assert shown >= 3, f"only {shown} results fit on the first screen"
+    _shot(page, width, "pi-search-results")
+
+
+@pytest.mark.network
+def test_evidence_is_searchable(page, real_site, width) -> None:
+    """A word that only a problem's evidence says finds the problems shown by running pi."""
+    _open(page, real_site, "")
+    links = _search(page, "reproduced")
+    found = {m.group(1) for link in links for m in [re.search(r"/pi/(P\d+)/", link)] if m}
+    assert len(found) >= 5, links[:10]
 
 
 @pytest.mark.network
@@ -755,7 +851,7 @@ def test_a_script_in_an_answer_does_not_run(page, demo_site, width) -> None:
 def test_a_script_in_an_answer_does_not_run_from_search_results(page, demo_site, width) -> None:
     _open(page, demo_site, "")
     _search(page, "shown never run")  # words of the D1 answer, next to the markup
-    page.wait_for_timeout(500)
+    page.wait_for_load_state("networkidle")  # an image a result asked for has been tried
     assert page.evaluate("typeof window.__injected") == "undefined"
     results = page.inner_text(".md-search-result")
     assert "window.__injected" in results  # shown, as text
@@ -771,3 +867,197 @@ def test_dark_mode_switches_the_palette(page, demo_site, width) -> None:
     assert page.get_attribute("body", "data-md-color-scheme") in ("slate", "default")
     _shot(page, width, "demo-d1-dark" if scheme == "default" else "demo-d1-light", full_page=True)
     assert page.problems == []
+
+
+# --- evidence, the edition, wording, extensions, links back (issue 26) -------------------------
+
+
+@pytest.mark.network
+def test_problems_summary_and_home_say_how_each_problem_was_shown(page, real_site, width) -> None:
+    """Each problem is marked as reproduced by running pi (with the version) or read in the code,
+    on the problems page, the summary and the home page."""
+    shown = re.compile(r"^(Reproduced by running pi 1\.6\.0|Fix checked by running pi 1\.6\.0|Read in the code)$")
+    _open(page, real_site, "pi/problems/")
+    marks = page.eval_on_selector_all(".dm-card--problem", "cards => cards.map(c => [c.dataset.id, "
+                                      "(c.querySelector('.dm-evidence') || {}).textContent || ''])")
+    assert len(marks) == len([e for e in _pi().entries if e.kind == "problem"])
+    assert all(shown.match(text.strip()) for _, text in marks), marks
+    assert "Reproduced by running pi 1.6.0" in [text.strip() for _, text in marks]
+    _open(page, real_site, "pi/")
+    listed = page.eval_on_selector_all("#problems ~ .dm-edition-list li", "items => items.map(i => i.innerText)")
+    assert listed and all(re.search(r"Reproduced by running|Fix checked by running|Read in the code", t)
+                          for t in listed), listed
+    _open(page, real_site, "")
+    line = page.inner_text(".dm-home-problems")
+    assert "reproduced by running pi 1.6.0" in line and "P1" in line and "P13" in line, line
+    pin = page.inner_text(".dm-map-card .dm-pinline")
+    opened = sum(1 for e in _pi().entries if e.kind == "problem" and not (e.upstream and e.upstream.fixed_in))
+    assert f"{opened} open problems" in pin, pin
+
+
+@pytest.mark.network
+def test_a_problem_page_shows_what_pi_printed_and_how_to_run_it_again(page, real_site, width) -> None:
+    _open(page, real_site, "pi/P8/")
+    printed = page.inner_text(".dm-observed")
+    assert "EISDIR" in printed, printed  # pi's own error, as it printed it
+    commands = page.eval_on_selector_all("article pre code", "codes => codes.map(c => c.innerText.trim())")
+    assert "python -m generator probe P8" in commands, commands
+    _shot(page, width, "pi-P8-evidence", full_page=True)
+
+
+@pytest.mark.network
+def test_the_edition_page_shows_the_old_and_new_answer_side_by_side_first(page, real_site, width) -> None:
+    _open(page, real_site, "")
+    page.get_by_role("link", name="What changed in pi 1.6.0").click()
+    page.wait_for_url(f"**{real_site.prefix}pi/editions/1.4.0-to-1.6.0/")
+    first = page.eval_on_selector("article h2", "h => h.innerText")
+    assert first.startswith("What pi does differently"), first
+    pairs = page.eval_on_selector_all(".dm-before-after", """sections => sections.map(s => {
+        const [before, after] = s.querySelectorAll(".dm-side");
+        const a = before.getBoundingClientRect(), b = after.getBoundingClientRect();
+        return {id: s.dataset.id, before: before.innerText, after: after.innerText, sameRow: a.top === b.top};
+    })""")
+    rewritten = [v.entry_id for v in entry_verdicts(_pi(), _pi().editions[-1]) if v.verdict == "rewritten"]
+    assert {p["id"] for p in pairs} == set(rewritten) and len(pairs) >= 10
+    for pair in pairs:
+        assert pair["before"].lower().startswith("at pi 1.4.0") and pair["after"].lower().startswith("at pi 1.6.0"), pair
+        assert pair["before"].split("\n", 1)[1].strip() != pair["after"].split("\n", 1)[1].strip(), pair
+        assert pair["sameRow"] == (width > 500), pair  # side by side where there is room
+    bookkeeping = page.eval_on_selector_all("article h2", "hs => hs.map(h => h.innerText)")
+    assert bookkeeping.index(next(h for h in bookkeeping if h.startswith("The bookkeeping"))) == 1, bookkeeping
+    _shot(page, width, "pi-edition-before-after")
+
+
+@pytest.mark.network
+def test_pages_agree_on_who_checked_and_on_their_counts(page, real_site, width) -> None:
+    for path in ("pi/editions/1.4.0-to-1.6.0/", "pi/editions/", "pi/census/", "pi/E2/"):
+        _open(page, real_site, path)
+        text = page.inner_text("article")
+        assert "a person re-read" not in text.lower() and "a person chose" not in text.lower(), path
+    _open(page, real_site, "pi/problems/")
+    intro = page.inner_text("article")
+    problems = [e for e in _pi().entries if e.kind == "problem"]
+    with_report = sum(1 for e in problems if e.upstream)
+    assert f"({with_report} of the {len(problems)} have one)" in intro, intro[:800]
+    _open(page, real_site, "pi/map/")
+    chip = int(page.inner_text("[data-dm-overrule] .dm-chip__count"))
+    page.click("[data-dm-overrule]")
+    badges = page.eval_on_selector_all(".dm-row:not([hidden])", "rows => rows.map(r => "
+                                       "r.querySelectorAll('.dm-badge--overrule').length)")
+    assert len(badges) == chip and all(badges), badges  # every counted row shows who can overrule
+    _open(page, real_site, "pi/F10/")
+    assert page.inner_text(".dm-who .dm-badge--overrule") == "Other code can overrule"
+
+
+@pytest.mark.network
+def test_an_extension_page_shows_what_it_adds_and_what_it_overrides(page, real_site, width) -> None:
+    _open(page, real_site, "extensions/pi-turn-limit/")
+    about = page.inner_text(".dm-overlay-about")
+    assert "pi-turn-limit (version not stated)" in about and "overrides G7" in about, about
+    section = page.locator(".dm-sides").nth(1)  # G1's: without and with
+    without, with_ = section.locator(".dm-side").nth(0), section.locator(".dm-side").nth(1)
+    assert without.locator(".dm-badge--added").count() == 0
+    assert with_.locator(".dm-badge--added").count() >= 1
+    assert "What pi-turn-limit adds" in with_.inner_text()
+    assert page.locator(".dm-overridden a[href$='/pi/G7/']").count() == 1
+    _open(page, real_site, "pi/G7/")
+    assert "pi-turn-limit overrides it" in page.inner_text("#extensions ~ .dm-overridden")
+    _open(page, real_site, "extensions/pi-todo-loop/")
+    source = page.locator(".dm-overlay-about a", has_text="its source")
+    assert source.get_attribute("href") == "https://github.com/DumbMice/pi-todo-loop"
+    _shot(page, width, "pi-turn-limit-overlay", full_page=True)
+
+
+@pytest.mark.network
+def test_every_page_links_back_to_its_source(page, real_site, width) -> None:
+    repo = "https://github.com/pi-decision-map/pi-decision-map"
+    _open(page, real_site, "pi/D1/")
+    footer = page.locator(".dm-links-back")
+    assert footer.get_by_role("link", name="Source of this site").get_attribute("href") == repo
+    assert footer.get_by_role("link", name="Edit this page").get_attribute("href") == f"{repo}/edit/main/decisions/pi/D1.yaml"
+    report = footer.get_by_role("link", name="Report a mistake on this page").get_attribute("href")
+    assert report.startswith(f"{repo}/issues/new?title=") and "D1" in report and "pi-decision-map/pi/D1/" in report, report
+    assert re.search(r"Built \d{4}-\d{2}-\d{2} from commit [0-9a-f]{12}", footer.inner_text()), footer.inner_text()
+    canonical = page.get_attribute("link[rel=canonical]", "href")
+    assert canonical == REAL_SITE_URL + "pi/D1/", canonical
+    _open(page, real_site, "extensions/pi-turn-limit/")
+    assert page.locator(".dm-links-back").get_by_role("link", name="Edit this page").get_attribute("href") \
+        == f"{repo}/edit/main/site_src/extensions/pi-turn-limit.md"
+    _open(page, real_site, "pi/map/")
+    assert page.locator(".dm-links-back").get_by_role("link", name="Edit this page").count() == 0
+    assert page.locator(".dm-links-back").get_by_role("link", name="Report a mistake on this page").count() == 1
+
+
+@pytest.mark.network
+def test_overrule_marks_stay_clear_of_the_tile_ids(page, real_site, width) -> None:
+    _open(page, real_site, "pi/")
+    clashes = page.evaluate("""() => [...document.querySelectorAll(".dm-loop__svg a.dm-node")].flatMap(node => {
+        const id = node.querySelector("text").getBBox();
+        return [...node.querySelectorAll(".dm-dot")].map(dot => dot.getBBox()).filter(dot =>
+            dot.x < id.x + id.width && id.x < dot.x + dot.width &&
+            dot.y < id.y + id.height && id.y < dot.y + dot.height).map(() => node.querySelector("text").textContent);
+    })""")
+    assert page.locator(".dm-loop__svg .dm-dot").count() > 0
+    assert clashes == [], clashes
+
+
+@pytest.mark.network
+def test_on_a_phone_the_copy_button_covers_no_code(browser, real_site) -> None:
+    context = _context(browser, 390)
+    tab = _tab(context)
+    tab.goto(real_site.url + "pi/D1/", wait_until="networkidle")
+    overlaps = tab.evaluate("""() => [...document.querySelectorAll(".md-typeset pre")].filter(pre =>
+        pre.offsetParent !== null).map(pre => {
+        const button = pre.querySelector(".md-clipboard, .md-code__nav");
+        const code = pre.querySelector("code");
+        if (!button || !code || !code.firstChild) return null;
+        const range = document.createRange();
+        range.selectNodeContents(code);
+        const first = [...range.getClientRects()].find(r => r.width > 0);
+        const b = button.getBoundingClientRect();
+        return first && b.bottom > first.top + 1 && b.left < first.right ? code.innerText.split(String.fromCharCode(10))[0] : null;
+    }).filter(Boolean)""")
+    assert overlaps == [], overlaps
+    # numbered code: the first line number stays level with the first line
+    offsets = tab.evaluate("""() => [...document.querySelectorAll(".highlighttable")].filter(t => t.offsetParent !== null)
+        .map(table => {
+            const code = table.querySelector("td.code code");
+            // the first line with text, and its number (a blank line has no box to measure)
+            const blank = code.textContent.slice(0, code.textContent.search(/\\S/)).split(String.fromCharCode(10)).length - 1;
+            const number = [...table.querySelectorAll(".linenodiv pre span")].filter(s => s.textContent.trim())[blank];
+            const range = document.createRange();
+            range.selectNodeContents(code);
+            const first = [...range.getClientRects()].find(r => r.width > 0);
+            return Math.round(number.getBoundingClientRect().top - first.top);
+        })""")
+    assert offsets and all(abs(o) <= 1 for o in offsets), offsets
+    context.close()
+
+
+@pytest.mark.network
+def test_printing_opens_the_folded_code(page, real_site, width) -> None:
+    _open(page, real_site, "pi/C10/")
+    folded = page.locator("details:not([open])").count()
+    assert folded > 0
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    assert page.locator("details:not([open])").count() == 0
+    page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+    assert page.locator("details:not([open])").count() == folded
+
+
+@pytest.mark.network
+def test_an_entry_address_in_lower_case_goes_to_the_entry(page, real_site, width) -> None:
+    page.goto(real_site.url + "pi/d1/")
+    page.wait_for_url(f"**{real_site.prefix}pi/D1/")
+    assert page.locator("h1 .dm-id").inner_text() == "D1"
+    page.goto(real_site.url + "pi/d999/")
+    page.wait_for_url(f"**{real_site.prefix}pi/D999/")
+    assert page.locator("#not-found").count() == 1  # a missing entry stays on the 404 page
+
+
+@pytest.mark.network
+def test_the_search_dialog_is_named_in_the_html(real_site) -> None:
+    """Named before any script runs, so no accessibility check can find it unnamed."""
+    with urlopen(real_site.url + "pi/") as answer:
+        html = answer.read().decode()
+    assert re.search(r'<div class="md-search" data-md-component="search" role="dialog" aria-label="Search">', html)

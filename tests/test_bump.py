@@ -373,8 +373,8 @@ def test_bump_records_the_probes_that_flipped_and_accept_keeps_them(tmp_path, ca
     assert run.stdout.splitlines()[-1].startswith("demo: pinned at 2 (1 moved, 1 probe(s) flipped)")
     record = edition_record(p)
     assert record["probes"] == [{"id": "A1", "before": "holds", "after": "fails"}]
-    assert (p.folder / "editions" / "1-to-2.yaml").read_text().endswith(
-        "probes:\n  - {id: A1, before: holds, after: fails}\n")
+    assert "\nprobes:\n  - {id: A1, before: holds, after: fails}\nbefore:\n" in \
+        (p.folder / "editions" / "1-to-2.yaml").read_text()
     assert run_main(capsys, "accept", "A1", "--decisions", p.decisions, "--quiet").code == 0
     assert edition_record(p)["probes"] == record["probes"] and "A1" in edition_record(p)["settled"]
 
@@ -519,3 +519,21 @@ def test_accept_at_the_pin_takes_the_code_a_range_edited_by_hand_lost(tmp_path, 
     run = run_main(capsys, "accept", "D1", "--decisions", p.decisions, "--quiet")
     assert (run.code, run.stdout) == (0, "D1: src/lib.ts: now 1-3, checked at 1\n")
     assert run_main(capsys, "verify", "--decisions", p.decisions, "--quiet").code == 0
+
+
+def test_bump_keeps_what_each_entry_said_and_accept_keeps_it_after_a_rewrite(tmp_path, capsys):
+    """The edition's `before`: every entry's answer at the old pin, written by bump and kept by
+    accept, so the edition page can set the old text beside the new one without git history."""
+    from generator.load import load_maps
+
+    p = project(tmp_path)
+    p.entry("A3").unlink()
+    p.entry("A4").unlink()
+    p.entry("A2").write_text(p.entry("A2").read_text().replace("  Plain code.", '  Plain code: "x: y" and `z`.'))
+    run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    p.entry("A2").write_text(p.entry("A2").read_text().replace('  Plain code: "x: y" and `z`.', "  Now other code."))
+    assert run_main(capsys, "accept", "A2", "--decisions", p.decisions, "--quiet").code == 0
+    [loaded] = load_maps(p.decisions)
+    edition = loaded.editions[-1]
+    assert edition.said_before("A2") == 'Plain code: "x: y" and `z`.' and edition.said_before("A1") == "Plain code."
+    assert loaded.entry("A2").answer == "Now other code."

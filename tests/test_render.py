@@ -215,8 +215,7 @@ def test_census_counts(pages) -> None:
     census = pages["demo/census.md"]
     assert "| Plain code | 1 | 33% |" in census
     assert "| Decisions | 3 in 2 groups |" in census
-    # every citation, one an item repeats included: each is checked on its own
-    assert "| Citations | 11, every one at the same code at 1.0.0 |" in census
+    assert "| Citations | 9, every one at the same code at 1.0.0 (lines an entry cites for two of its statements count once) |" in census
     assert "| Last check | 2026-11-03 |" in census  # the newest date recorded in the entries
     assert 'style="width: 33%"' in census
 
@@ -468,7 +467,7 @@ def test_every_edition_keeps_its_page_and_the_index_lists_them_newest_first(demo
     assert index.index("(0.8.0-to-1.0.0.md) | 2026-11-10 | 1 | 1 | 1 | 1 |") < \
         index.index("(0.7.0-to-0.8.0.md) | 2026-10-01 | 0 | 0 | 1 | 1 |")
     older = pages["demo/editions/0.7.0-to-0.8.0.md"]
-    assert older.startswith("# What changed in how demo decides, 0.7.0 → 0.8.0\n")
+    assert older.startswith("# What changed in demo 0.8.0, since 0.7.0\n")
     # only the latest edition marks entries and is summarized; each entry's page keeps its whole history
     assert "G1.md#history" in pages["demo/map.md"]
     assert "0.7.0-to-0.8.0" not in pages["demo/map.md"]
@@ -479,7 +478,7 @@ def test_every_edition_keeps_its_page_and_the_index_lists_them_newest_first(demo
 
 def test_the_edition_page_lists_each_verdict_and_the_entry_pages_show_the_code(pages) -> None:
     page = pages["demo/editions/0.8.0-to-1.0.0.md"]
-    assert "# What changed in how demo decides, 0.8.0 → 1.0.0" in page
+    assert "# What changed in demo 1.0.0, since 0.8.0" in page
     assert "on **2026-11-10**" in page
     assert "Re-written for 1.0.0</span> **[1 decision](#rewritten)**" in page
     assert "Changed, re-read</span> **[1 problem](#changed)**" in page
@@ -522,7 +521,7 @@ def test_the_edition_and_the_census_say_why_their_counts_differ(demo) -> None:
             "entries that were already there.")
     assert said in pages["demo/census.md"]
     assert said.replace("(editions/", "(../editions/") in pages["demo/editions/0.8.0-to-1.0.0.md"]
-    assert "| Citations | 12, every one at the same code at 1.0.0 |" in pages["demo/census.md"]
+    assert "| Citations | 10, every one at the same code at 1.0.0 (lines an entry cites for two of its statements count once) |" in pages["demo/census.md"]
 
 
 def test_changed_entries_carry_a_badge_and_the_filter_counts_them(pages) -> None:
@@ -584,10 +583,10 @@ def test_the_map_explains_the_gaps_in_its_ids_and_the_census_its_overrule_count(
     assert ("The IDs have gaps (there is no group E or F) because an ID is kept as it was first given, never "
             "renumbered, so that links to it keep working.") in pages["demo/map.md"]
     # the map's filter counts a decision once; the census's rows count it once per holder, and say so
-    assert 'Someone else can overrule <span class="dm-chip__count">2</span>' in pages["demo/map.md"]
+    assert 'Can be overruled <span class="dm-chip__count">2</span>' in pages["demo/map.md"]
     census = pages["demo/census.md"]
     assert "| Person | 1 | 33% |" in census and "| Plain code | 1 | 33% |" in census and "| AI model | 1 | 33% |" in census
-    assert "| Anyone but the default holder | 2 | 67% |" in census
+    assert "| Any of them (another holder, or other code) | 2 | 67% |" in census
     assert "because 1 decision (D1) can be overruled by two holders and is counted in both rows" in census
 
 
@@ -677,7 +676,7 @@ def test_who_can_overrule_shows_wherever_who_decides_shows(demo, can, action) ->
     index = pages["demo/map.md"]
     # the override is part of what the entry says: the text differs from the edition's
     assert 'data-group="D" data-edition="rewritten" data-overrule="person" markdown>' in index and badge in index
-    assert 'data-dm-overrule aria-pressed="false">Someone else can overrule <span class="dm-chip__count">1</span>' \
+    assert 'data-dm-overrule aria-pressed="false">Can be overruled <span class="dm-chip__count">1</span>' \
         in index
     glance = pages["demo/index.md"][pages["demo/index.md"].index("## At a glance"):]
     assert badge in glance.split("\n| [D1]")[1].split("\n")[0]

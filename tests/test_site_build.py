@@ -298,26 +298,28 @@ def test_the_search_index_has_one_hit_per_entry_and_no_code(demo, tmp_path: Path
     entry_docs = [d for d in docs if re.match(r"demo/[A-Z]\d+/", d["location"])]
     assert sorted(d["location"] for d in entry_docs) == ["demo/D1/", "demo/D2/", "demo/G1/", "demo/P1/"]
     d1 = next(d for d in entry_docs if d["location"] == "demo/D1/")
-    assert d1["title"].startswith("D1 Is a person asked") and d1["tags"] == ["D1"]
+    assert d1["title"].startswith("D\u20601 Is a person asked") and d1["tags"] == ["D1"]
     assert "lets the call run" in d1["text"]
-    # a result's opening lines: who decides, how many exceptions, then the answer (the list is further on)
-    assert d1["text"].index("2 exceptions") < d1["text"].index("lets the call run") < d1["text"].index("without any check")
+    # a result shows the short answer and how many exceptions it has; the exceptions are searched, not shown
+    assert d1["text"].endswith("(2 exceptions)") and "without any check" in d1["more"]
+    assert "more" in d1 and set(json.loads((site / "search" / "search_index.json").read_text())["config"]["fields"]) \
+        == {"title", "text", "more", "tags"}  # searched, never shown in a result
     everything = json.dumps(docs)
     assert "beforeToolCall(call" not in everything and "approvals = new Map" not in everything  # no code
-    # an ID names its entry only on that entry's page: elsewhere it carries a word joiner
-    others = [d for d in docs if d not in entry_docs]
-    assert not any(re.search(r"(?<![\w-])D1(?![\w-])", d["title"] + d["text"]) for d in others)
-    assert any("D\u20601" in d["title"] + d["text"] for d in others)
+    # an ID is a search term only in its entry's tags: everywhere else it carries a word joiner
+    assert not any(re.search(r"(?<![\w-])D1(?![\w-])", d["title"] + d["text"] + d.get("more", "")) for d in docs)
+    assert any("D\u20601" in d["title"] + d["text"] for d in docs if d not in entry_docs)
 
 
 def test_shaping_the_search_index_keeps_each_id_on_its_own_page() -> None:
     docs = [{"location": "pi/D1/", "title": "D1 Is it asked?", "text": "see D10 and D1"},
             {"location": "pi/D10/", "title": "D10 Other", "text": "unlike D1"},
             {"location": "pi/map/#group-d", "title": "D Permission", "text": "D1, D10, PD1 and D1x"}]
-    shaped = shaped_docs(docs, {"pi/D1/": "D1", "pi/D10/": "D10"})
-    assert shaped[0] == {"location": "pi/D1/", "title": "D1 Is it asked?", "text": "see D\u206010 and D1"}
-    assert shaped[1]["text"] == "unlike D\u20601" and shaped[1]["title"] == "D10 Other"
-    assert shaped[2]["text"] == "D\u20601, D\u206010, PD1 and D1x"
+    shaped = shaped_docs(docs, {"pi/D1/": "D1", "pi/D10/": "D10"},
+                         {"pi/D1/": {"text": "No.", "more": "unless D10"}})
+    assert shaped[0] == {"location": "pi/D1/", "title": "D\u20601 Is it asked?", "text": "No.", "more": "unless D\u206010"}
+    assert shaped[1]["text"] == "unlike D\u20601" and shaped[1]["title"] == "D\u206010 Other"
+    assert shaped[2]["text"] == "D\u20601, D\u206010, PD1 and D1x" and shaped[2]["boost"] < 1  # not an entry
 
 
 def test_the_sitemap_lists_every_page_and_the_404_page_works_under_a_sub_path(demo, tmp_path: Path) -> None:
@@ -339,14 +341,15 @@ def test_the_sitemap_lists_every_page_and_the_404_page_works_under_a_sub_path(de
     assert ">How demo decides, in short</a>" in ways and ">Search the site</a>" in ways
 
 
-def test_the_site_address_is_the_local_preview_unless_the_environment_names_one(monkeypatch, demo,
+def test_the_site_address_is_the_published_one_unless_the_environment_names_another(monkeypatch, demo,
                                                                                 tmp_path: Path) -> None:
-    """No page may name a made-up host: unset, the address is where `make serve` previews, and
-    the 404 page works at the root; DECISION_MAP_SITE_URL gives the published one."""
+    """Unset, the address is where the site is published, so canonical links and the sitemap are
+    right by default; DECISION_MAP_SITE_URL gives another (a fork, or the local preview, whose 404
+    page works at the root)."""
     from mkdocs.config import load_config
 
     monkeypatch.delenv("DECISION_MAP_SITE_URL", raising=False)
-    assert load_config(str(ROOT / "mkdocs.yml")).site_url == "http://127.0.0.1:8000/"
+    assert load_config(str(ROOT / "mkdocs.yml")).site_url == "https://pi-decision-map.github.io/pi-decision-map/"
     monkeypatch.setenv("DECISION_MAP_SITE_URL", "https://owner.github.io/repo/")
     assert load_config(str(ROOT / "mkdocs.yml")).site_url == "https://owner.github.io/repo/"
     replace_in(demo.config, f"site_url: {DEMO_SITE_URL}", "site_url: http://127.0.0.1:8000/")

@@ -8,8 +8,10 @@
 // - "see C2" links show the question they lead to while they have keyboard focus.
 // - A link in the full map's contents to a group the filters hide says so, and offers to show it.
 // - A table wider than the screen says that it scrolls sideways.
-// - Material's search box and code-block toolbars have no names; they get one.
-// - The 404 page's search link searches for what the address asked for.
+// - Material's code-block toolbars have no names; they get one.
+// - The 404 page's search link searches for what the address asked for; an entry's address in lower
+//   case (/pi/d1/) goes on to its page (/pi/D1/).
+// - Printing opens the folded code.
 (function () {
   "use strict";
 
@@ -183,14 +185,9 @@
     if (opened) sayHidden(opened);
   }
 
-  // The theme leaves its search dialog and each code block's toolbar without a name: a screen
-  // reader announces them all alike.
+  // The theme leaves each code block's toolbar without a name: a screen reader announces them all
+  // alike. (The search dialog is named in the HTML: generator/theme/partials/search.html.)
   function nameUnnamed() {
-    Array.prototype.forEach.call(
-      document.querySelectorAll('[role="dialog"]:not([aria-label]):not([aria-labelledby])'),
-      function (dialog) {
-        dialog.setAttribute("aria-label", dialog.classList.contains("md-search") ? "Search" : "Dialog");
-      });
     Array.prototype.forEach.call(document.querySelectorAll("nav.md-code__nav:not([aria-label])"),
       function (nav, index) {
         nav.setAttribute("aria-label", "Actions for code block " + (index + 1));
@@ -274,7 +271,38 @@
     resizing = setTimeout(markWideTables, 150);
   });
 
+  // The 404 page: an entry's address typed in lower case (/pi/d1/) goes on to the entry's page
+  // (/pi/D1/); pages are at the ID as written. One step only: an address already in capitals
+  // stays on this page, so a missing entry never loops.
+  function goToTheEntryAsWritten() {
+    if (!document.querySelector("[data-dm-not-found-search]")) return false;
+    var parts = location.pathname.split("/");
+    var at = parts[parts.length - 1] ? parts.length - 1 : parts.length - 2;
+    if (at < 0 || !/^[a-z][0-9]{1,4}$/.test(parts[at])) return false;
+    parts[at] = parts[at].toUpperCase();
+    location.replace(parts.join("/") + location.search + location.hash);
+    return true;
+  }
+
+  // Printing: the folded code (<details>) is printed open, and folded again afterwards.
+  function printOpen() {
+    window.addEventListener("beforeprint", function () {
+      Array.prototype.forEach.call(document.querySelectorAll("details:not([open])"), function (details) {
+        details.setAttribute("data-dm-print-opened", "");
+        details.open = true;
+      });
+    });
+    window.addEventListener("afterprint", function () {
+      Array.prototype.forEach.call(document.querySelectorAll("details[data-dm-print-opened]"), function (details) {
+        details.removeAttribute("data-dm-print-opened");
+        details.open = false;
+      });
+    });
+  }
+
   function setUp() {
+    if (goToTheEntryAsWritten()) return;
+    printOpen();
     nameUnnamed();
     markWideTables();
     searchForTheMissingPage();

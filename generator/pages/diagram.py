@@ -323,7 +323,8 @@ def _chip(card: Card, x: float, y: float, w: float, h: float, link: str, focus: 
     if focusing and focus is not None:
         name += "; changed by this extension" if focus.kind == "changed" else "; this extension adds a decision next to it"
     name += "."
-    dots = "".join(_mark(o, x + w - 4 - 10 * i, y + 4, 4.5) for i, o in enumerate(overrides))
+    # on the tile's top edge, clear of its ID below (drawn inside the tile, two marks reached the "1")
+    dots = "".join(_mark(o, x + w - 5 - 10 * i, y + 0.5, 4.5) for i, o in enumerate(overrides))
     return (f'<a class="dm-node dm-node--{_e(who)}{state}" href="{html.escape(link)}" aria-label="{_e(name)}">'
             f"<title>{_e(name)}</title>"
             f"{_shape(who, x, y, w, h)}"

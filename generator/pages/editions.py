@@ -68,6 +68,7 @@ class VerdictView:
     verdict: EntryVerdict
     drifts: tuple[DriftView, ...]
     probe: tuple[str, str] | None = None  # (before, after) when the entry's probe flipped
+    before: str | None = None  # what the entry said at the old pin, when the edition records it
 
     @property
     def id(self) -> str:
@@ -163,7 +164,8 @@ def edition_views(decision_map: DecisionMap, trees: Trees) -> tuple[EditionView,
     views = []
     for edition in reversed(decision_map.editions):
         flipped = {p.id: (p.before, p.after) for p in getattr(edition, "probes", ())}
-        entries = tuple(VerdictView(v, drift_views(decision_map, trees, edition, v), flipped.get(v.entry_id))
+        entries = tuple(VerdictView(v, drift_views(decision_map, trees, edition, v), flipped.get(v.entry_id),
+                                    edition.said_before(v.entry_id))
                         for v in entry_verdicts(decision_map, edition))
         views.append(EditionView(edition, entries, coverage(decision_map, edition)))
     return tuple(views)

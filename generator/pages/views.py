@@ -33,6 +33,10 @@ WHO_ABOUT = {
 DOWNLOADS = "downloads"  # pages under this folder are files to download, not pages to render
 SHORT_AT_MOST = 480  # characters of an answer a row shows; 60 words with code spans fit
 OPEN_CODE_LINES = 40  # a cited range up to this long shows open on its entry's page
+# An entry citing more lines than this in all shows its code as plain text, without colours or line
+# numbers (each range says its lines): highlighted, C10's 1,155 lines made a 373 KB page of 12,000
+# elements, 3.6 s to load on a slow phone.
+PLAIN_CODE_LINES = 600
 _SEVERITY = ("unchanged", "moved", "changed", "rewritten")  # what happened to an entry, mildest first
 
 
@@ -123,6 +127,13 @@ class ProbeView:
     result: str  # the JSON result, indented
     seconds: float | None
     message: str
+    observed: tuple[tuple[str, str], ...] = ()  # what pi printed or sent: (what it is, an excerpt)
+    entry_id: str = ""
+
+    @property
+    def command(self) -> str:
+        """The one command that runs this probe again, from a checkout of this project."""
+        return f"python -m generator probe {self.entry_id}"
 
     @property
     def expect_json(self) -> str:
@@ -209,6 +220,11 @@ class Card:
     def fixed(self) -> bool:
         """A problem fixed at or before the pinned release: no longer a problem of the pin."""
         return self.fixed_in is not None and version_key(self.fixed_in) <= version_key(self.pin)
+
+    @property
+    def plain_code(self) -> bool:
+        """Its cited code is shown as plain text (see :data:`PLAIN_CODE_LINES`)."""
+        return sum(c.line_count for c in self.cites) > PLAIN_CODE_LINES
 
     @property
     def changing(self) -> tuple[ExtensionLink, ...]:
@@ -500,10 +516,32 @@ def _probe(entry: Entry, result: Any) -> ProbeView | None:
     except OSError:
         script = ""
     outcome = getattr(result, "result", None)
+    shown = {k: v for k, v in outcome.items() if k != "observed"} if isinstance(outcome, dict) else outcome
     return ProbeView(probe.shows, tuple(probe.expect), str(getattr(result, "status", "error")),
                      str(getattr(result, "version", "")), script.rstrip("\n"), script_path.name,
-                     json.dumps(outcome, indent=2, ensure_ascii=False) if outcome is not None else "",
-                     getattr(result, "seconds", None), str(getattr(result, "message", "") or ""))
+                     json.dumps(shown, indent=2, ensure_ascii=False) if shown is not None else "",
+                     getattr(result, "seconds", None), str(getattr(result, "message", "") or ""),
+                     observed(outcome), entry.id)
+
+
+OBSERVED_CHARACTERS = 600  # the longest excerpt of what pi printed or sent a page shows
+
+
+def observed(result: Any) -> tuple[tuple[str, str], ...]:
+    """What pi printed or sent in a probe's run, as (what it is, an excerpt): the result's
+    ``observed`` object when the probe gives one, else the result's text values (a probe that
+    keeps pi's output as a value, such as ``cut_reply_stdout``), each cut to
+    :data:`OBSERVED_CHARACTERS`."""
+    if not isinstance(result, dict):
+        return ()
+    given = result.get("observed")
+    pairs = given.items() if isinstance(given, dict) else [(k, v) for k, v in result.items() if k != "observed"]
+    out = []
+    for name, value in pairs:
+        if isinstance(value, str) and value.strip():
+            text = value if len(value) <= OBSERVED_CHARACTERS else value[:OBSERVED_CHARACTERS] + " …"
+            out.append((str(name).replace("_", " "), text))
+    return tuple(out)
 
 
 def _cited_code(decision_map: DecisionMap, trees: Trees, cite: Citation, symbol: str) -> CitedCode:
@@ -533,6 +571,8 @@ def _extension_links(decision_map: DecisionMap) -> dict[str, list[ExtensionLink]
         for change, anchor in zip(overlay.changes, change_anchors(overlay)):
             if change.decision:
                 links.setdefault(change.decision, []).append(ExtensionLink(overlay, change, anchor, True))
+            for overridden in change.overridden:  # the added decision takes its place
+                links.setdefault(overridden, []).append(ExtensionLink(overlay, change, anchor, True))
             for related in change.related:
                 links.setdefault(related, []).append(ExtensionLink(overlay, change, anchor, False))
     return links
@@ -559,7 +599,7 @@ def _census(decision_map: DecisionMap, decisions: list[Card], groups: tuple[Grou
     citations = Counter()
     citing: dict[str, set[str]] = {}
     for entry in decision_map.entries:
-        for cite in entry.cites:
+        for cite in distinct_cites(entry):
             citations[cite.file] += 1
             citing.setdefault(cite.file, set()).add(entry.id)
     files = tuple(sorted(((f, n, len(citing[f])) for f, n in citations.items()), key=lambda row: (-row[1], row[0])))
@@ -582,9 +622,20 @@ def overrule_actions(overrides) -> list[tuple[str, str]]:
     return actions
 
 
-def overrule_labels(overrides) -> list[tuple[str, str]]:
-    """One badge per holder who can overrule: (holder, "Person can stop the run")."""
-    return [(by, f"{WHO_SHORT[by]} can {action}") for by, action in overrule_actions(overrides)]
+def overrule_labels(overrides, default: str | None = None) -> list[tuple[str, str]]:
+    """One badge per holder who can overrule: (holder, "Person can stop the run"). Code that
+    overrules code (the default holder) is other code: an extension's handler in place of pi's own."""
+    return [(by, f"{'Other code' if by == default == 'code' else WHO_SHORT[by]} can {action}")
+            for by, action in overrule_actions(overrides)]
+
+
+def distinct_cites(entry: Entry) -> list[Citation]:
+    """The entry's citations, each range once: an entry may cite the same lines for two of its
+    statements (its answer and an exception), and a count of citations counts them once."""
+    seen: dict[tuple[str, int, int], Citation] = {}
+    for cite in entry.cites:
+        seen.setdefault((cite.file, cite.start, cite.end), cite)
+    return list(seen.values())
 
 
 def percent(part: int, whole: int) -> int:
@@ -596,7 +647,8 @@ def gallery_view(decision_map: DecisionMap, view: MapView | None = None) -> dict
     decisions = decision_map.decisions
     total = len(decisions)
     return {"map": decision_map, "view": view, "decisions": total, "problems": len(decision_map.problems),
-            "citations": sum(len(e.cites) for e in decision_map.entries),
+            "citations": sum(len(distinct_cites(e)) for e in decision_map.entries),
+            "open_problems": view.open_problems if view else (),
             "who": [Bar(WHO_SHORT[w], w, n, percent(n, total))
                     for w in WHO for n in [sum(e.decided_by == w for e in decisions)]],
             "overlays": sorted(decision_map.overlays, key=lambda o: o.extension)}

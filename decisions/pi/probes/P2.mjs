@@ -53,4 +53,6 @@ console.log(JSON.stringify({
 	truncated: result.truncated,
 	full_output_saved: (await savedSize(result.fullOutputPath)) > early.length,
 	model_told_of_cut: text.includes("[Output truncated. Full output:"),
+	// what pi sent the model for the command, its end (the site shows it as what pi sent)
+	observed: { "sent to the model, the end": text.slice(-160) },
 }));

@@ -34,4 +34,6 @@ console.log(JSON.stringify({
 	// The diff pi shows marks changed lines with - and +; the untouched line appears, if at all,
 	// as unchanged context.
 	diff_marks_untouched_line: diff.split("\n").some((line) => /^[-+]/.test(line) && line.includes("caf")),
+	// what pi reported and the diff it shows (the site shows them as what pi printed)
+	observed: { "tool result": (result.content[0]?.text ?? "").slice(0, 200), "diff pi shows": diff.slice(0, 400) },
 }));

@@ -57,4 +57,6 @@ console.log(JSON.stringify({
 	open_stdin_output_chars: outputWhileWaiting,
 	went_on_once_stdin_closed: typeof open.code === "number" && /model/i.test(withoutNodeWarnings(open.output)),
 	seconds_from_close_to_exit: Math.round((Date.now() - closedAt) / 100) / 10,
+	// what pi printed once stdin closed (the site shows it as what pi printed)
+	observed: { "printed once stdin closed": withoutNodeWarnings(open.output).trim().slice(0, 300) },
 }));

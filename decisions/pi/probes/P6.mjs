@@ -73,4 +73,6 @@ console.log(JSON.stringify({
 	ended_without_stdin_closing: endedBeforeStdinClosed,
 	exit_code: exitCode,
 	said_aborted: stderr.includes("Aborted."),
+	// what pi printed on stderr (the site shows it as what pi printed)
+	observed: { stderr: stderr.slice(0, 300) },
 }));

@@ -36,4 +36,6 @@ console.log(JSON.stringify({
 	stack_trace_shown: /\n\s+at .+\(.+:\d+:\d+\)/.test(stderr),
 	stack_names_mime_sniffing: stderr.includes("detectSupportedImageMimeTypeFromFile"),
 	reached_model_check: /model/i.test(stderr),
+	// what pi printed on stderr, its start (the site shows it as what pi printed)
+	observed: { stderr: stderr.slice(0, 500) },
 }));
