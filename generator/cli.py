@@ -175,6 +175,7 @@ def _parser() -> argparse.ArgumentParser:
     source.set_defaults(run=_source)
     schema.set_defaults(run=_schema)
     _probe_command(commands)
+    _levers_command(commands)
     _site_commands(commands)
     return parser
 
@@ -388,6 +389,52 @@ def _probe(args: argparse.Namespace) -> int:
     if any(r.status == "error" for r in results):
         return 2
     return 1 if any(r.status == "fails" for r in results) else 0
+
+
+def _levers_command(commands) -> None:
+    levers = commands.add_parser(
+        "levers", help="list every lever a pi extension on npm uses, from its own code, and what each can change",
+        description="Fetch PACKAGE@VERSION from npm (integrity checked, cached), find its pi extension the way "
+                    "pi's package manager does, and list every lever its code uses: events it handles (also "
+                    "through an alias, destructuring or a wrapper), calls on the extension API and on a "
+                    "handler's ctx, child processes and network calls, each with the decisions the map's lever "
+                    "table (decisions/<map>/levers.yaml) says it can change. Exit 0; 2 for a package or version "
+                    "that does not exist or holds no pi extension.",
+        epilog="examples:\n  python -m generator levers pi-web-access@0.28.0\n"
+               "  python -m generator levers pi-subagents@0.67.0 --format json")
+    levers.add_argument("spec", metavar="PACKAGE@VERSION", help="an npm package at an exact version")
+    levers.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text: a table (default); json: one object")
+    levers.add_argument("--map", help="the map whose lever table to use (default: the first map)")
+    _decisions_option(levers)
+    levers.add_argument("--quiet", action="store_true", help="no progress display")
+    levers.set_defaults(run=_levers)
+
+
+def _levers(args: argparse.Namespace) -> int:
+    import time
+
+    from .levers import package_levers, report_text
+
+    started = time.monotonic()
+    table = _lever_table(args.decisions, args.map)
+    found = package_levers(args.spec, table, quiet=args.quiet)
+    seconds = time.monotonic() - started
+    print(json.dumps(found.as_json(), indent=2) if args.format == "json" else report_text(found, seconds))
+    return 0
+
+
+def _lever_table(decisions: Path, map_name: str | None):
+    from .load import LEVERS_FILE, load_maps
+
+    maps = load_maps(decisions, editions=False)
+    chosen = next((m for m in maps if m.name == map_name), None) if map_name else maps[0]
+    if chosen is None:
+        raise UsageError(f"no map named {map_name!r} under {decisions}")
+    if not chosen.levers:
+        raise UsageError(f"{chosen.folder / LEVERS_FILE}: no lever table; it says which decisions each lever "
+                         "can change (see decisions/FORMAT.md)")
+    return chosen.levers
 
 
 def _settle_editions(decisions: Path, accepted: set[str]) -> None:
