@@ -109,6 +109,9 @@ def _parser() -> argparse.ArgumentParser:
                     "with a diff; `verify` fails until a person re-reads each one (then `accept`).",
         epilog="example:\n  python -m generator bump 1.6.0")
     bump.add_argument("version", metavar="VERSION", help="the release to move to, e.g. 1.7.0")
+    bump.add_argument("--extension", metavar="NAME", help="move this extension pinned on npm to its release "
+                      "VERSION instead (its integrity is taken from the registry; its edition goes to "
+                      "decisions/<map>/extensions/NAME/editions/)")
     _decisions_option(bump)
     bump.add_argument("--quiet", action="store_true", help="no progress display")
     bump.set_defaults(run=_bump)
@@ -192,13 +195,15 @@ def _common(command: argparse.ArgumentParser) -> None:
 
 
 def _resolve_all(args: argparse.Namespace, only: list[Path] | None = None):
-    from .load import load_maps
+    from .load import load_maps, with_extensions
     from .verify import Trees, verify_map
 
     maps = load_maps(args.decisions, only=only, editions=False)  # resolving needs no edition record
     results = []
-    for decision_map in maps:
-        results += verify_map(decision_map, args.target, Trees(decision_map, quiet=args.quiet))
+    for decision_map in with_extensions(maps, only):
+        # --target names a release of the map; an extension is resolved at its own pin
+        target = args.target if any(decision_map is m for m in maps) else None
+        results += verify_map(decision_map, target, Trees(decision_map, quiet=args.quiet))
     return maps, results
 
 
@@ -218,19 +223,21 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _fix(args: argparse.Namespace) -> int:
-    from .load import load_maps
-    from .record import checked_at_text, settle
+    from .load import load_maps, with_extensions
+    from .record import checked_at_change, settle
     from .rewrite import apply_edits
     from .verify import Trees, verify_map
 
     edits, also, results = [], {}, []
-    for decision_map in load_maps(args.decisions):
+    maps = load_maps(args.decisions)
+    for decision_map in with_extensions(maps):
         trees = Trees(decision_map, quiet=args.quiet)
-        found = verify_map(decision_map, args.target, trees)
-        target = args.target or decision_map.version
+        chosen = args.target if any(decision_map is m for m in maps) else None  # an extension: at its own pin
+        found = verify_map(decision_map, chosen, trees)
+        target = chosen or decision_map.version
         if target == decision_map.version:  # a pin edited by hand: bump's safe part, at the pin
             edits += settle(found, trees, target)
-            if (text := checked_at_text(decision_map, target)) is not None:
+            if (text := checked_at_change(decision_map, target)) is not None:
                 also[decision_map.path] = text
         else:  # another release: only the moved ranges, each checked at that release from now on
             edits += settle([r for r in found if r.status == "moved"], trees, decision_map.recorded_version)
@@ -249,15 +256,15 @@ def _fix(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
-    from .load import load_maps
-    from .record import checked_at_text, record_edits, require_known
+    from .load import load_maps, with_extensions
+    from .record import checked_at_change, record_edits, require_known
     from .rewrite import apply_edits
     from .verify import Trees, check_citations
 
     if args.replace and not args.ids:
         raise UsageError("--replace takes the records anew from the ranges as they are, which would hide "
                          "every range edited by hand; name the entries you changed on purpose (record --replace D1)")
-    maps = load_maps(args.decisions)
+    maps = with_extensions(load_maps(args.decisions))
     ids = set(args.ids) if args.ids else None
     if ids:
         require_known(maps, ids)
@@ -268,7 +275,7 @@ def _record(args: argparse.Namespace) -> int:
         found, left = record_edits(decision_map, trees, ids, replace=args.replace)
         edits += found
         refused += left
-        if (text := checked_at_text(decision_map, decision_map.recorded_version, explicit=True)) is not None:
+        if (text := checked_at_change(decision_map, decision_map.recorded_version, explicit=True)) is not None:
             also[decision_map.path] = text
     written = apply_edits(edits, also=also)
     print(f"recorded {len(edits)} citation(s) in {len(written)} file(s)")
@@ -283,8 +290,20 @@ def _bump(args: argparse.Namespace) -> int:
     from .verify import Trees, summary_counts
 
     status = 0
-    for decision_map in load_maps(args.decisions):
-        report = bump_map(decision_map, args.version, trees=Trees(decision_map, quiet=args.quiet))
+    maps = load_maps(args.decisions)
+    if args.extension:
+        from .bump import bump_extension
+        from .load import pinned_extension_map
+
+        found = [o for m in maps for o in m.overlays if o.extension == args.extension]
+        if not found or not found[0].pinned:
+            raise UsageError(f"no extension pinned on npm is named {args.extension!r} (an overlay with `integrity`)")
+        maps = [pinned_extension_map(found[0])]
+    for decision_map in maps:
+        if args.extension:
+            report = bump_extension(decision_map, args.version, trees=Trees(decision_map, quiet=args.quiet))
+        else:
+            report = bump_map(decision_map, args.version, trees=Trees(decision_map, quiet=args.quiet))
         counts = summary_counts(report.results)
         for r in report.results:
             if r.status == "moved":
@@ -309,13 +328,13 @@ def _bump(args: argparse.Namespace) -> int:
 
 
 def _accept(args: argparse.Namespace) -> int:
-    from .load import load_maps
+    from .load import load_maps, with_extensions
     from .record import require_known
     from .rewrite import Edit, apply_edits
     from .verify import Trees, verify_map
 
     wanted = set(args.ids)
-    maps = load_maps(args.decisions)
+    maps = with_extensions(load_maps(args.decisions))
     require_known(maps, wanted)
     edits, refused = [], []
     for decision_map in maps:

@@ -52,6 +52,7 @@ class SourceTree:
     root: Path
     version: str
     files: dict[str, dict]  # path -> {"size", "sha256"}
+    integrity: dict[str, str] = field(default_factory=dict)  # npm package -> the integrity its tarball matched
     _checked: set[str] = field(default_factory=set)
     _root_real: Path | None = None
     _verdicts: dict[str, str | None] = field(default_factory=dict)
@@ -208,7 +209,7 @@ def _open(final: Path, version: str, commit: str | None = None,
         files = manifest["files"]  # each file's digest is checked when it is first read
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return SourceTree(final, version, files)
+    return SourceTree(final, version, files, dict(manifest.get("integrity") or {}))
 
 
 def _write_manifest(staging: Path, version: str, commit: str | None = None,

@@ -16,6 +16,7 @@ import yaml
 
 from . import schema
 from .errors import InputError, Problem
+from .model import extension_map
 from .model import (Citation, CitationRecord, DecisionMap, Edition, EditionCitation, EditionProbe, Entry, Failure,
                     GitPin, Group, Item, LeverRow, NpmPackage, Overlay, OverlayChange, OverlayLever, Override, Probe,
                     Review, Section, Side, Source, Span, Upstream)
@@ -66,6 +67,24 @@ def load_maps(decisions: Path, only: list[Path] | None = None, editions: bool = 
     if problems:
         raise InputError(problems)
     return maps
+
+
+def with_extensions(maps: list[DecisionMap], only: list[Path] | None = None) -> list[DecisionMap]:
+    """``maps`` and, after each, its extensions pinned on npm, each as a map of its own package (see
+    :func:`generator.model.extension_map`), so their citations are verified, fixed and recorded as the
+    map's are. With ``only``, an extension comes only when its overlay file is one of them."""
+    wanted = {p.resolve() for p in only} if only else None
+    out = []
+    for decision_map in maps:
+        out.append(decision_map)
+        out += [pinned_extension_map(o) for o in decision_map.overlays
+                if o.pinned and (wanted is None or o.path.resolve() in wanted)]
+    return out
+
+
+def pinned_extension_map(overlay: Overlay) -> DecisionMap:
+    return extension_map(overlay.package, overlay.version, integrity=overlay.integrity,
+                         checked_at=overlay.checked_at, overlay=overlay)
 
 
 def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
