@@ -149,9 +149,13 @@ def _parser() -> argparse.ArgumentParser:
                     "FILE:LINE cites the whole enclosing declaration; FILE:A-B cites exactly those lines. "
                     "The question, who decides and the answer are left as TODO, which verify refuses.",
         epilog="example:\n  python -m generator new packages/coding-agent/src/core/skills.ts:428-454 --group C")
-    new.add_argument("position", metavar="FILE:LINE[-LINE]",
+    new.add_argument("position", metavar="FILE:LINE[-LINE]", nargs="?",
                      help="a path in the pinned source and a line (the innermost declaration holding it "
                           "is cited) or a range (cited as it is)")
+    new.add_argument("--extension", metavar="PACKAGE@VERSION",
+                     help="instead, start the overlay of a pi extension on npm: pinned, with every lever "
+                          "`levers` finds as a cited item to write (decisions/<map>/extensions/NAME.yaml)")
+    new.add_argument("--name", help="with --extension: the overlay's name (default: the package's name)")
     new.add_argument("--map", help="the map's folder name (default: the first map)")
     new.add_argument("--id", help="the new entry's ID (default: the next free ID in the guessed group)")
     new.add_argument("--group", help="the group letter to take the next free ID from (default: the group of "
@@ -481,7 +485,17 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _new(args: argparse.Namespace) -> int:
-    from .scaffold import new_entry
+    from .scaffold import new_entry, new_extension
+
+    if args.extension:
+        if args.position:
+            raise UsageError("give FILE:LINE for an entry, or --extension PACKAGE@VERSION for an overlay, not both")
+        path, count = new_extension(args.decisions, args.extension, args.map, args.name)
+        print(f"wrote {path}: {count} citation(s) of the levers found; write every TODO from the cited code, "
+              "then run `python -m generator verify`")
+        return 0
+    if not args.position:
+        raise UsageError("give FILE:LINE (a new entry) or --extension PACKAGE@VERSION (a new overlay)")
 
     path, entry_id, symbol = new_entry(args.decisions, args.position, args.map, args.id, args.group)
     print(f"wrote {path}: {entry_id} cites {symbol}; fill in question, decided_by and answer, then "

@@ -65,6 +65,7 @@ class LeverUse:
     file: str
     line: int
     decisions: tuple[str, ...]
+    last: int = 0  # the call's last line (1-based), for a citation of it
 
     def as_json(self) -> dict:
         return {"lever": self.lever, "kind": self.kind, "file": self.file, "line": self.line,
@@ -295,7 +296,7 @@ def find_levers(files: dict[str, SourceFile], table: tuple[LeverRow, ...]) -> tu
         row = rows.get(lever)
         line = to_line(node.start_point[0])
         found.setdefault((lever, path, line), LeverUse(lever, row.kind if row else kind, path, line,
-                                                       row.decisions if row else ()))
+                                                       row.decisions if row else (), to_line(node.end_point[0])))
 
     for path, root in roots.items():
         for node, event in _events(root, scopes[path]):
