@@ -291,6 +291,14 @@ def find_levers(files: dict[str, SourceFile], table: tuple[LeverRow, ...]) -> tu
     wrappers: set[tuple[str, int]] = set()  # (function name, index of the parameter that names the event)
     roots = {path: source.tree.root_node for path, source in files.items() if source.tree is not None}
     scopes = {path: _scope(root) for path, root in roots.items()}
+    # a function of another file called with the API object (or a context) takes it as that parameter
+    passes = {p for path, root in roots.items() for p in _passes(root, scopes[path])}
+    for path, root in roots.items():
+        for name, index, what in passes:
+            for function in _functions_named(root, name):
+                params = _parameters(function)
+                if index < len(params) and params[index].type == "identifier":
+                    (scopes[path].pi if what == "pi" else scopes[path].ctx).add(_text(params[index]))
 
     def add(lever: str, kind: str, path: str, node: tree_sitter.Node) -> None:
         row = rows.get(lever)
@@ -451,6 +459,19 @@ def _passed_on(scope: _Scope, call: tree_sitter.Node, root: tree_sitter.Node) ->
         for index, what in marks:
             if index < len(params) and params[index].type == "identifier":
                 (scope.pi if what == "pi" else scope.ctx).add(_text(params[index]))
+
+
+def _passes(root: tree_sitter.Node, scope: _Scope) -> Iterator[tuple[str, int, str]]:
+    """(function name, argument index, "pi" or "ctx") for each call handing on the API or a context."""
+    for node in _walk(root):
+        if node.type == "call_expression":
+            callee = node.child_by_field_name("function")
+            if callee is not None and callee.type == "identifier":
+                for index, arg in enumerate(_args(node)):
+                    if _is_pi(scope, arg):
+                        yield _text(callee), index, "pi"
+                    elif _is_ctx(scope, arg):
+                        yield _text(callee), index, "ctx"
 
 
 def _functions_named(root: tree_sitter.Node, name: str) -> Iterator[tree_sitter.Node]:
