@@ -165,7 +165,8 @@ def _parser() -> argparse.ArgumentParser:
 
     schema = commands.add_parser(
         "schema", help="write the JSON Schemas of the YAML files (for editors) into schema/",
-        description="Write schema/entry.schema.json, map.schema.json and overlay.schema.json, generated "
+        description="Write schema/entry.schema.json, map.schema.json, overlay.schema.json and levers.schema.json, "
+                    "generated "
                     "from the same specs the loader checks against.",
         epilog="example:\n  python -m generator schema --out schema")
     schema.add_argument("--out", type=Path, default=Path("schema"), metavar="DIR",
@@ -477,7 +478,8 @@ def _schema(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for name, spec, title in (("entry", schema.ENTRY, "Decision map entry"),
                               ("map", schema.MAP, "Decision map"),
-                              ("overlay", schema.OVERLAY, "Extension overlay")):
+                              ("overlay", schema.OVERLAY, "Extension overlay"),
+                              ("levers", schema.LEVERS, "Extension levers and the decisions they change")):
         path = args.out / f"{name}.schema.json"
         path.write_text(json.dumps(schema.json_schema(spec, title), indent=2, sort_keys=True) + "\n")
         print(f"wrote {path}")
