@@ -323,7 +323,8 @@ def _load_overlay(path: Path, problems: list[Problem]) -> Overlay | None:
         levers=tuple(OverlayLever(raw["lever"], raw["kind"], tuple(raw["decisions"]), raw["text"],
                                   cites(raw, ("levers", i)), lines[("levers", i)])
                      for i, raw in enumerate(values.get("levers", []))),
-        runs=items("runs"), connects=items("connects"), unchanged=items("unchanged"))
+        runs=items("runs"), connects=items("connects"), unchanged=items("unchanged"),
+        probe=_probe(path, values, problems))
     return overlay if _pinned_overlay_ok(overlay, values, lines, problems) else None
 
 
@@ -343,6 +344,9 @@ def _pinned_overlay_ok(overlay: Overlay, values: dict, lines: dict, problems: li
             found.append(Problem(overlay.path, 1, "a pinned extension lists its levers, each cited; start from "
                                  f"`python -m generator new --extension {overlay.package}@{overlay.version}`"))
     else:
+        if overlay.probe is not None:
+            found.append(Problem(overlay.path, overlay.probe.line, "a probe loads the extension from npm, which "
+                                 "needs the package pinned: add `integrity`"))
         for key in ("levers", "runs", "connects", "unchanged", "checked_at"):
             if key in values and (key == "checked_at" or any(item.cites for item in getattr(overlay, key))):
                 found.append(Problem(overlay.path, lines[(key,)], f"`{key}` cites the extension's code, which "

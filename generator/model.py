@@ -242,6 +242,7 @@ class Overlay:
     runs: tuple[Item, ...] = ()
     connects: tuple[Item, ...] = ()
     unchanged: tuple[Item, ...] = ()
+    probe: Probe | None = None  # its script: extensions/probes/<name>.mjs; runs with the package loaded
 
     @property
     def pinned(self) -> bool:

@@ -73,7 +73,8 @@ def probed_entries(decision_map: DecisionMap, ids: list[str] | None = None) -> l
 
 
 def run_probes(decision_map: DecisionMap, target: str | None = None, ids: list[str] | None = None, *,
-               quiet: bool = True, use_cache: bool | None = None, limits: Limits | None = None) -> list[ProbeResult]:
+               quiet: bool = True, use_cache: bool | None = None, limits: Limits | None = None,
+               install: PiInstall | None = None) -> list[ProbeResult]:
     """Run the map's probes (or those of ``ids``) with pi at ``target`` (default: the pin).
 
     Raises :class:`FetchError` (its subclass ``NodeMissing`` when no Node can be found) when pi
@@ -84,7 +85,8 @@ def run_probes(decision_map: DecisionMap, target: str | None = None, ids: list[s
         return []
     version = target or decision_map.version
     node = find_node()
-    install = install_pi(decision_map, version, node, quiet=quiet)
+    # (an extension's probe brings its own install: pi and the extension, see probe_extension)
+    install = install or install_pi(decision_map, version, node, quiet=quiet)
     limits = limits or Limits.from_environment()
     if use_cache is None:
         use_cache = os.environ.get("DECISION_MAP_PROBE_CACHE", "on") != "off"

@@ -317,6 +317,7 @@ OVERLAY = Record(
         "connects": ListOf(item=ITEM, doc="Where it connects: network calls, with where it makes them."),
         "unchanged": ListOf(item=UNCHANGED_ITEM, doc="What it does not change, where a reader could think it does."),
         "changes": ListOf(item=OVERLAY_CHANGE, min_items=1),
+        "probe": PROBE,
         "reviewed": REVIEWED,
     },
     required=("extension", "changes"),
