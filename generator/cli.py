@@ -390,7 +390,8 @@ def _probe_command(commands) -> None:
     probe.add_argument("--target", metavar="VERSION", help="the pi release to run (default: the pin)")
     probe.add_argument("--format", choices=("text", "json"), default="text",
                        help="text: a table (default); json: one object")
-    probe.add_argument("ids", nargs="*", metavar="ID", help="only these entries (default: every probed entry)")
+    probe.add_argument("ids", nargs="*", metavar="ID", help="only these entries, or extensions by name (default: "
+                                                            "every probed entry and extension)")
     probe.add_argument("--quiet", action="store_true", help="no progress display")
     probe.set_defaults(run=_probe)
 
@@ -399,12 +400,20 @@ def _probe(args: argparse.Namespace) -> int:
     from .load import load_maps
     from .probe import check_ids, run_probes
 
+    from .probe_extension import run_extension_probes
+
     maps = load_maps(args.decisions)
-    if args.ids:
-        check_ids(maps, args.ids)
+    extensions = {o.extension for m in maps for o in m.overlays if o.pinned and o.probe is not None}
+    ids = [i for i in args.ids if i not in extensions]  # the others name extensions
+    named = [i for i in args.ids if i in extensions]
+    if ids:
+        check_ids(maps, ids)
     results = []
     for decision_map in maps:
-        results += run_probes(decision_map, args.target, args.ids or None, quiet=args.quiet)
+        if ids or not args.ids:
+            results += run_probes(decision_map, args.target, ids or None, quiet=args.quiet)
+        if (named or not args.ids) and args.target in (None, decision_map.version):  # extensions: at the pin
+            results += run_extension_probes(decision_map, named or None, quiet=args.quiet)
     target = args.target or maps[0].version  # load_maps found a map or raised
     print(report.probes_json(results, target) if args.format == "json" else report.probes_table(results, target))
     for r in results:

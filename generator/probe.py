@@ -219,7 +219,10 @@ def site_probes(maps: list[DecisionMap], *, quiet: bool = True) -> dict[str, Pro
             print("note: probes skipped (DECISION_MAP_SKIP_PROBES is set); the pages show no probe results",
                   file=sys.stderr)
         return {}
+    from .probe_extension import run_extension_probes
+
     results = [r for m in maps for r in run_probes(m, quiet=quiet)]
+    results += [r for m in maps for r in run_extension_probes(m, quiet=quiet)]  # by the extension's name
     require_holding(results)
     return {r.id: r for r in results}
 

@@ -39,6 +39,7 @@ from .errors import DriftError, InputError, Problem
 from .model import DecisionMap
 from .pages.diagram import Focus, loop_diagram
 from .pages.editions import EDITIONS
+from .pages.extensions import npm_changing
 from .pages.environment import environment, file_size
 from .pages.views import DOWNLOADS, WHO_ABOUT, GroupView, MapView, OverlayView, gallery_view, map_view
 from .verify import Resolution, Trees, verify_map
@@ -114,6 +115,8 @@ def _render_map(decision_map: DecisionMap, trees: Trees, pages_dir: Path | None,
         f"{name}/census.md": site.get_template("census.md.j2").render(m=view),
         view.download: export,
     }
+    npm = _npm_views(decision_map, probes)
+    site.globals["npm_changing"] = npm_changing(decision_map)  # the decision pages' "mapped npm extensions"
     entry_page = site.get_template("entry.md.j2")
     for card in view.cards.values():
         pages[f"{name}/{card.page}"] = entry_page.render(m=view, c=card)
@@ -123,7 +126,6 @@ def _render_map(decision_map: DecisionMap, trees: Trees, pages_dir: Path | None,
         pages[f"{name}/{EDITIONS}/index.md"] = site.get_template("editions.md.j2").render(m=view)
         for edition in view.editions:
             pages[f"{name}/{edition.page}"] = site.get_template("edition.md.j2").render(m=view, x=edition)
-    npm = _npm_views(decision_map, probes)
     for overlay in view.overlays:
         focus = _focus(overlay)
         drawing = Markup(_diagram(view, f"../{name}/", f"ext-{overlay.name}", focus=focus, overlay=overlay))

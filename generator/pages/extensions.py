@@ -16,7 +16,7 @@ from urllib.parse import quote
 from ..model import Citation, DecisionMap, Overlay
 from ..verify import Trees, excerpt
 from .editions import language
-from .views import CitedCode, MapView
+from .views import CitedCode, MapView, ProbeView, _probe
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class NpmView:
     runs: tuple[ItemView, ...]
     connects: tuple[ItemView, ...]
     unchanged: tuple[ItemView, ...]
-    probe: Any = None  # the result of its probe (generator.probe.ProbeResult), when it has one and it ran
+    probe: ProbeView | None = None  # its probe, when it has one and it ran in this build
 
     @property
     def package(self) -> str:
@@ -77,7 +77,8 @@ def npm_view(overlay: Overlay, extension: DecisionMap, trees: Trees, probe: Any 
 
     levers = tuple(ItemView(lever.text, tuple(code(c) for c in lever.cites), lever.lever, lever.kind, lever.decisions)
                    for lever in overlay.levers)
-    return NpmView(overlay, levers, items(overlay.runs), items(overlay.connects), items(overlay.unchanged), probe)
+    return NpmView(overlay, levers, items(overlay.runs), items(overlay.connects), items(overlay.unchanged),
+                   _probe(overlay, probe))
 
 
 @dataclass(frozen=True)
@@ -93,8 +94,8 @@ class IndexRow:
 
     @property
     def groups(self) -> str:
-        """The group letters it changes, for the index's filter (space-separated)."""
-        return " ".join(letter for letter, ids in self.by_group.items() if ids)
+        """The group letters it changes, for the index's filter ("CFG": one letter each)."""
+        return "".join(letter for letter, ids in self.by_group.items() if ids)
 
 
 def index_rows(view: MapView) -> tuple[IndexRow, ...]:
