@@ -312,7 +312,7 @@ def _load_overlay(path: Path, problems: list[Problem]) -> Overlay | None:
         return tuple(_citation(path, c, lines[where + ("cites", i)]) for i, c in enumerate(raw.get("cites", [])))
 
     def items(key: str) -> tuple[Item, ...]:
-        return tuple(Item(raw["text"], cites(raw, (key, i)), lines[(key, i)])
+        return tuple(Item(raw["text"], cites(raw, (key, i)), path, lines[(key, i)])
                      for i, raw in enumerate(values.get(key, [])))
 
     overlay = Overlay(

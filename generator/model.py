@@ -94,6 +94,16 @@ class Probe:
 
 
 @dataclass(frozen=True)
+class Item:
+    """One cited sentence of an entry: an exception to its main path, or a lever that changes it."""
+
+    text: str
+    cites: tuple[Citation, ...]
+    path: Path  # the entry's YAML file
+    line: int  # 1-based line of the item in it
+
+
+@dataclass(frozen=True)
 class Override:
     """A holder who can overrule the default one (``decided_by``), and in what situation."""
 
@@ -198,15 +208,6 @@ class OverlayChange:
     @property
     def linked(self) -> tuple[str, ...]:
         return ((self.decision,) if self.decision else ()) + self.related
-
-
-@dataclass(frozen=True)
-class Item:
-    """A statement and the citations that show it (``cites`` may be empty where allowed)."""
-
-    text: str
-    cites: tuple[Citation, ...]
-    line: int
 
 
 @dataclass(frozen=True)
@@ -382,7 +383,7 @@ def extension_map(package: str, version: str, *, integrity: str | None = None, c
         texts = [overlay.summary or ""] + [i.text for i in (*overlay.levers, *overlay.runs, *overlay.connects,
                                                             *overlay.unchanged)]
         entries = (Entry(id=overlay.extension, kind="extension", question=None, decided_by=None, answer=None,
-                         title=overlay.extension, description="\n".join(texts), changed_by=None, checks=None,
+                         title=overlay.extension, description="\n".join(texts), changed_by=(), checks=None,
                          failures=(), upstream=None, cites=overlay.cites, reviewed=overlay.reviewed,
                          path=overlay.path, line=1),)
         path, folder = overlay.path, overlay.path.parent / overlay.extension

@@ -45,7 +45,7 @@ def run_extension_probes(decision_map: DecisionMap, names: list[str] | None = No
     for overlay in probed_extensions(decision_map, names):
         install = install_extension(decision_map, overlay, quiet=quiet)
         entry = Entry(id=overlay.extension, kind="extension", question=None, decided_by=None, answer=None,
-                      title=overlay.extension, description=overlay.summary, changed_by=None, checks=None,
+                      title=overlay.extension, description=overlay.summary, changed_by=(), checks=None,
                       failures=(), upstream=None, cites=(), reviewed=None, path=overlay.path, line=1,
                       probe=overlay.probe)
         results += run_probes(replace(decision_map, entries=(entry,)), quiet=quiet, use_cache=use_cache,

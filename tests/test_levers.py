@@ -217,3 +217,70 @@ def test_new_extension_scaffolds_an_overlay_that_loads_and_verifies_once_written
     run = run_cli("verify", "--decisions", decisions, "--format", "json", "--quiet", overlay)
     assert run.code == 0, run.stderr
     assert {r["status"] for r in json.loads(run.stdout)["citations"]} == {"ok"}
+
+
+@pytest.mark.network
+def test_levers_follows_the_api_object_into_a_helper_module_of_a_scoped_package():
+    # @aliou/pi-processes registers its tool_call handler in a helper that takes the API object
+    run = run_cli("levers", "@aliou/pi-processes@0.12.0", "--format", "json", "--quiet")
+    assert run.code == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["package"] == "@aliou/pi-processes"
+    assert {"lever": "tool_call", "kind": "event", "file": "extensions/processes/hooks/background-blocker.ts",
+            "line": 186} == {k: v for k, v in next(u for u in report["levers"] if u["lever"] == "tool_call").items()
+                             if k != "decisions"}
+    assert "D2" in next(u for u in report["levers"] if u["lever"] == "tool_call")["decisions"]
+
+
+@pytest.mark.network
+def test_bump_extension_moves_it_to_another_release_with_its_own_edition(tmp_path):
+    from generator.fetch import registry_integrity
+
+    decisions = _copy(tmp_path)
+    overlay = decisions / "pi" / "extensions" / "pi-web-access.yaml"
+    run = run_cli("bump", "--extension", "pi-web-access", "0.13.0", "--decisions", decisions, "--quiet",
+                  env={"DECISION_MAP_SKIP_PROBES": "1"})
+    assert run.code == 1, run.stderr  # some cited code is not in 0.13.0: a person must re-read it
+    text = overlay.read_text()
+    assert 'version: "0.13.0"' in text and 'checked_at: "0.13.0"' in text
+    assert registry_integrity("pi-web-access@0.13.0") in text
+    edition = decisions / "pi" / "extensions" / "pi-web-access" / "editions" / "0.28.0-to-0.13.0.yaml"
+    assert "id: pi-web-access" in edition.read_text()
+    assert (decisions / "pi" / "map.yaml").read_text() == (DECISIONS / "pi" / "map.yaml").read_text()
+    run = run_cli("verify", "--decisions", decisions, "--quiet", overlay)
+    assert run.code == 1  # the drifted citations wait for a person, at the release they were checked at
+
+
+@pytest.mark.network
+def test_extension_probes_show_the_change_and_fail_where_it_is_not_seen():
+    run = run_cli("probe", "pi-web-access", "pi-prompt-template-model", "--format", "json", "--quiet")
+    assert run.code == 0, run.stderr
+    rows = {r["id"]: r for r in json.loads(run.stdout)["probes"]}
+    assert rows["pi-web-access"]["result"]["offered_with"] is True
+    assert rows["pi-prompt-template-model"]["result"]["template_thinking"] == "high"
+    run = run_cli("probe", "pi-web-access", "pi-prompt-template-model", "--format", "json", "--quiet",
+                  env={"PROBE_WITHOUT": "1"})  # the extension left out: neither change is seen
+    assert run.code == 1, run.stderr
+    assert {r["status"] for r in json.loads(run.stdout)["probes"]} == {"fails"}
+
+
+@pytest.mark.network
+def test_the_site_shows_extensions_by_group_their_levers_and_the_decisions_they_change(pi_cache, monkeypatch):
+    from generator.render import render_folder
+
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
+    pages = render_folder(DECISIONS, ROOT / "site_src").pages
+    index = pages["extensions/index.md"]
+    for name in ("pi-web-access", "pi-prompt-template-model", "pi-turn-limit"):
+        assert f"[{name}]({name}.md)" in index
+    assert 'data-groups="CG" data-npm="yes"' in index and "not on npm" in index
+    page = pages["extensions/pi-web-access.md"]
+    assert "## Its levers" in page and "<code>registerTool</code> · api" in page
+    assert "](https://unpkg.com/pi-web-access@0.28.0/index.ts)" in page
+    assert "## What it runs" in page and "## Where it connects" in page and "## What it does not change" in page
+    assert "[C5](../pi/C5.md)" in page
+    assert "[pi-web-access](../extensions/pi-web-access.md) (<code>registerTool</code>)" in pages["pi/C5.md"]
+    assert "[pi-prompt-template-model](../extensions/pi-prompt-template-model.md)" in pages["pi/C6.md"]
+    assert "Mapped npm extensions" not in pages["pi/E9.md"]
+    for seed in ("pi-turn-limit", "pi-todo-loop", "pi-roundtable"):
+        assert "is not in the npm registry" in pages[f"extensions/{seed}.md"]

@@ -20,7 +20,7 @@ from .views import CitedCode, MapView, ProbeView, _probe
 
 
 @dataclass(frozen=True)
-class ItemView:
+class ExtensionItemView:
     """A lever, a process, a connection or a thing left alone, with the code it cites."""
 
     text: str
@@ -35,10 +35,10 @@ class NpmView:
     """An extension pinned on npm, as its page shows it."""
 
     overlay: Overlay
-    levers: tuple[ItemView, ...]
-    runs: tuple[ItemView, ...]
-    connects: tuple[ItemView, ...]
-    unchanged: tuple[ItemView, ...]
+    levers: tuple[ExtensionItemView, ...]
+    runs: tuple[ExtensionItemView, ...]
+    connects: tuple[ExtensionItemView, ...]
+    unchanged: tuple[ExtensionItemView, ...]
     probe: ProbeView | None = None  # its probe, when it has one and it ran in this build
 
     @property
@@ -72,10 +72,10 @@ def npm_view(overlay: Overlay, extension: DecisionMap, trees: Trees, probe: Any 
         return CitedCode(cite, file_url(overlay.package, overlay.version, cite.file), symbol, language(cite.file),
                          cite.start, cite.end, text)
 
-    def items(found) -> tuple[ItemView, ...]:
-        return tuple(ItemView(i.text, tuple(code(c) for c in i.cites)) for i in found)
+    def items(found) -> tuple[ExtensionItemView, ...]:
+        return tuple(ExtensionItemView(i.text, tuple(code(c) for c in i.cites)) for i in found)
 
-    levers = tuple(ItemView(lever.text, tuple(code(c) for c in lever.cites), lever.lever, lever.kind, lever.decisions)
+    levers = tuple(ExtensionItemView(lever.text, tuple(code(c) for c in lever.cites), lever.lever, lever.kind, lever.decisions)
                    for lever in overlay.levers)
     return NpmView(overlay, levers, items(overlay.runs), items(overlay.connects), items(overlay.unchanged),
                    _probe(overlay, probe))
