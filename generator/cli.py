@@ -179,6 +179,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog="example:\n  less $(python -m generator source)/packages/agent/src/agent-loop.ts")
     source.add_argument("--map", help="the map's folder name (default: the first map)")
     source.add_argument("--version", help="another release than the pin")
+    source.add_argument("--extension", metavar="PACKAGE@VERSION|NAME",
+                        help="instead, a pi extension's package from npm: a mapped one by name, or any at a version")
     _decisions_option(source)
     source.set_defaults(run=_source)
     schema.set_defaults(run=_schema)
@@ -368,6 +370,16 @@ def _source(args: argparse.Namespace) -> int:
     from .fetch import fetch_tree
     from .load import find_map_folders, load_maps
 
+    if args.extension:
+        from .levers import parse_spec
+        from .load import pinned_extension_map
+        from .model import extension_map
+
+        mapped = [o for m in load_maps(args.decisions, editions=False) for o in m.overlays
+                  if o.pinned and o.extension == args.extension]
+        extension = pinned_extension_map(mapped[0]) if mapped else extension_map(*parse_spec(args.extension))
+        print(fetch_tree(extension, args.version or extension.version).root)
+        return 0
     folders = find_map_folders(args.decisions)
     name = args.map or folders[0].name
     maps = [m for m in load_maps(args.decisions) if m.name == name]

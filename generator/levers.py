@@ -280,6 +280,7 @@ class _Scope:
     ui: set[str] = field(default_factory=set)  # ctx.ui
     modules: dict[str, tuple[str, str]] = field(default_factory=dict)  # local → (module, export or "*")
     strings: dict[str, list[str]] = field(default_factory=dict)  # const name → its literal string(s)
+    functions: dict[str, list[tree_sitter.Node]] = field(default_factory=dict)  # name → its definitions
 
 
 def find_levers(files: dict[str, SourceFile], table: tuple[LeverRow, ...]) -> tuple[list[LeverUse], list[tuple[str, int]]]:
@@ -295,7 +296,7 @@ def find_levers(files: dict[str, SourceFile], table: tuple[LeverRow, ...]) -> tu
     passes = {p for path, root in roots.items() for p in _passes(root, scopes[path])}
     for path, root in roots.items():
         for name, index, what in passes:
-            for function in _functions_named(root, name):
+            for function in scopes[path].functions.get(name, ()):
                 params = _parameters(function)
                 if index < len(params) and params[index].type == "identifier":
                     (scopes[path].pi if what == "pi" else scopes[path].ctx).add(_text(params[index]))
@@ -333,7 +334,7 @@ def find_levers(files: dict[str, SourceFile], table: tuple[LeverRow, ...]) -> tu
 
 
 def _scope(root: tree_sitter.Node) -> _Scope:
-    scope = _Scope()
+    scope = _Scope(functions=_function_index(root))
     for node in _walk(root):
         kind = node.type
         if kind in ("required_parameter", "optional_parameter"):
@@ -364,7 +365,7 @@ def _scope(root: tree_sitter.Node) -> _Scope:
             elif node.type == "assignment_expression":
                 _declarator(scope, node.child_by_field_name("left"), node.child_by_field_name("right"))
             elif node.type == "call_expression":
-                _passed_on(scope, node, root)
+                _passed_on(scope, node)
     return scope
 
 
@@ -444,7 +445,7 @@ def _declarator(scope: _Scope, name: tree_sitter.Node | None, value: tree_sitter
             scope.pi_fields.add(_text(name.child_by_field_name("property")))
 
 
-def _passed_on(scope: _Scope, call: tree_sitter.Node, root: tree_sitter.Node) -> None:
+def _passed_on(scope: _Scope, call: tree_sitter.Node) -> None:
     """A local function called with the API object (or a context) takes it as that parameter."""
     callee = call.child_by_field_name("function")
     args = _args(call)
@@ -454,7 +455,7 @@ def _passed_on(scope: _Scope, call: tree_sitter.Node, root: tree_sitter.Node) ->
     marks += [(i, "ctx") for i, a in enumerate(args) if _is_ctx(scope, a)]
     if not marks:
         return
-    for function in _functions_named(root, _text(callee)):
+    for function in scope.functions.get(_text(callee), ()):
         params = _parameters(function)
         for index, what in marks:
             if index < len(params) and params[index].type == "identifier":
@@ -474,15 +475,17 @@ def _passes(root: tree_sitter.Node, scope: _Scope) -> Iterator[tuple[str, int, s
                         yield _text(callee), index, "ctx"
 
 
-def _functions_named(root: tree_sitter.Node, name: str) -> Iterator[tree_sitter.Node]:
+def _function_index(root: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:
+    """A file's named functions (declarations, and consts holding a function), by name."""
+    found: dict[str, list[tree_sitter.Node]] = {}
     for node in _walk(root):
-        if node.type in ("function_declaration", "generator_function_declaration") and \
-                _text(node.child_by_field_name("name")) == name:
-            yield node
-        elif node.type == "variable_declarator" and _text(node.child_by_field_name("name")) == name:
+        if node.type in ("function_declaration", "generator_function_declaration"):
+            found.setdefault(_text(node.child_by_field_name("name")), []).append(node)
+        elif node.type == "variable_declarator":
             value = node.child_by_field_name("value")
             if value is not None and value.type in _FUNCTIONS:
-                yield value
+                found.setdefault(_text(node.child_by_field_name("name")), []).append(value)
+    return found
 
 
 def _import(scope: _Scope, node: tree_sitter.Node) -> None:

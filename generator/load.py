@@ -104,6 +104,7 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
             entries.append(entry)
     # (a folder that is not there globs to nothing)
     overlays = [o for p in sorted((folder / "extensions").glob("*.yaml")) if (o := _load_overlay(p, problems))]
+    _check_extension_probe_scripts(folder / "extensions", overlays, problems)
     editions = [e for p in sorted((folder / "editions").glob("*.yaml"))
                 if (e := _load_edition(p, problems))] if with_editions else []
     levers = _load_levers(folder / LEVERS_FILE, problems)
@@ -246,6 +247,20 @@ def _check_probe_scripts(folder: Path, entries: list[Entry], problems: list[Prob
             problems.append(Problem(script, 0, f"no entry runs this probe: add `probe:` (shows, expect) to "
                                     f"{folder.name}/{entry.name}"))
         # an entry that did not load has its own problems reported; its script waits for it
+
+
+def _check_extension_probe_scripts(folder: Path, overlays: list[Overlay], problems: list[Problem]) -> None:
+    """Every script in extensions/probes/ belongs to an overlay that has `probe:` (a stray one would never run)."""
+    probed = {o.extension for o in overlays if o.probe is not None}
+    for script in sorted((folder / "probes").iterdir()) if (folder / "probes").is_dir() else []:
+        if script.name.startswith(".") or script.is_dir():
+            continue
+        if script.suffix != ".mjs" or script.stem not in probed:
+            if (folder / f"{script.stem}.yaml").is_file() and script.suffix == ".mjs" and \
+                    script.stem not in {o.extension for o in overlays}:
+                continue  # its overlay did not load: its own problems are reported
+            problems.append(Problem(script, 0, f"no overlay runs this probe: add `probe:` (shows, expect) to "
+                                    f"extensions/{script.stem}.yaml, or name the script after an extension"))
 
 
 def _overrides(values: dict) -> tuple[Override, ...]:

@@ -284,3 +284,17 @@ def test_the_site_shows_extensions_by_group_their_levers_and_the_decisions_they_
     assert "Mapped npm extensions" not in pages["pi/E9.md"]
     for seed in ("pi-turn-limit", "pi-todo-loop", "pi-roundtable"):
         assert "is not in the npm registry" in pages[f"extensions/{seed}.md"]
+
+
+def test_the_loader_refuses_an_unpinned_overlay_that_cites_code_and_a_stray_extension_probe(tmp_path):
+    from generator.errors import InputError
+
+    decisions = _copy(tmp_path)
+    (decisions / "pi" / "extensions" / "probes" / "stray.mjs").write_text("console.log('{}')\n")
+    overlay = decisions / "pi" / "extensions" / "pi-web-access.yaml"
+    overlay.write_text(re.sub(r"^integrity: .*\n", "", overlay.read_text(), flags=re.M))
+    with pytest.raises(InputError) as caught:
+        load_maps(decisions, editions=False)
+    messages = [str(p) for p in caught.value.problems]
+    assert any("stray.mjs: no overlay runs this probe" in m for m in messages), messages
+    assert any("pi-web-access.yaml" in m and "needs the package pinned" in m for m in messages), messages
