@@ -58,18 +58,32 @@ def bump_map(decision_map: DecisionMap, version: str, trees: Trees, today: str |
     edits = settle(results, trees, version)
     edition = decision_map.folder / "editions" / f"{decision_map.version}-to-{version}.yaml"
     edition_text = _edition_yaml(decision_map, version, results, today or date.today().isoformat(), flips)
-    pin_text = set_top_level(_repinned(decision_map, version), "checked_at", version, after="version")
-    edition.parent.mkdir(exist_ok=True)
-    apply_edits(edits, also={edition: edition_text, decision_map.path: pin_text})
+    _repinned(decision_map.path, decision_map.path.read_text(encoding="utf-8"), version)  # refuses a map without one
+    pin = lambda text: set_top_level(_repinned(decision_map.path, text, version), "checked_at", version,  # noqa: E731
+                                     after="version")
+    edition.parent.mkdir(parents=True, exist_ok=True)
+    apply_edits(edits, also={edition: edition_text, decision_map.path: pin})
     leads = new_leads(list(decision_map.entries), results, trees, decision_map.version, version)
     return BumpReport(results, edition, trees, flips, tuple(leads))
 
 
-def _repinned(decision_map: DecisionMap, version: str) -> str:
-    text = decision_map.path.read_text(encoding="utf-8")
+def bump_extension(extension: DecisionMap, version: str, trees: Trees, today: str | None = None) -> BumpReport:
+    """Bump an extension pinned on npm (a map of its package, see ``with_extensions``) to its release
+    ``version``, as a map is bumped; its `integrity` becomes the registry's for that release."""
+    report = bump_map(extension, version, trees, today)
+    integrity = trees.tree(version).integrity.get(extension.source.npm[0].package)
+    if integrity is None:  # fetched before trees recorded integrities: ask the registry
+        from .fetch import registry_integrity
+
+        integrity = registry_integrity(f"{extension.source.npm[0].package}@{version}")
+    apply_edits([], also={extension.path: lambda text: set_top_level(text, "integrity", integrity, after="version")})
+    return report
+
+
+def _repinned(path: Path, text: str, version: str) -> str:
     found = re.search(r"^version:[ \t]*(\"[^\"\n]*\"|'[^'\n]*'|[^\s#]+)", text, re.MULTILINE)
     if not found:
-        raise UsageError(f"{decision_map.path}: no top-level `version:` line to update")
+        raise UsageError(f"{path}: no top-level `version:` line to update")
     return text[:found.start(1)] + f'"{version}"' + text[found.end(1):]
 
 

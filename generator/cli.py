@@ -113,6 +113,9 @@ def _parser() -> argparse.ArgumentParser:
                     "with a diff; `verify` fails until a person re-reads each one (then `accept`).",
         epilog="example:\n  python -m generator bump 1.6.0")
     bump.add_argument("version", metavar="VERSION", help="the release to move to, e.g. 1.7.0")
+    bump.add_argument("--extension", metavar="NAME", help="move this extension pinned on npm to its release "
+                      "VERSION instead (its integrity is taken from the registry; its edition goes to "
+                      "decisions/<map>/extensions/NAME/editions/)")
     _decisions_option(bump)
     bump.add_argument("--quiet", action="store_true", help="no progress display")
     bump.set_defaults(run=_bump)
@@ -150,9 +153,13 @@ def _parser() -> argparse.ArgumentParser:
                     "FILE:LINE cites the whole enclosing declaration; FILE:A-B cites exactly those lines. "
                     "The question, who decides and the answer are left as TODO, which verify refuses.",
         epilog="example:\n  python -m generator new packages/coding-agent/src/core/skills.ts:428-454 --group C")
-    new.add_argument("position", metavar="FILE:LINE[-LINE]",
+    new.add_argument("position", metavar="FILE:LINE[-LINE]", nargs="?",
                      help="a path in the pinned source and a line (the innermost declaration holding it "
                           "is cited) or a range (cited as it is)")
+    new.add_argument("--extension", metavar="PACKAGE@VERSION",
+                     help="instead, start the overlay of a pi extension on npm: pinned, with every lever "
+                          "`levers` finds as a cited item to write (decisions/<map>/extensions/NAME.yaml)")
+    new.add_argument("--name", help="with --extension: the overlay's name (default: the package's name)")
     new.add_argument("--map", help="the map's folder name (default: the first map)")
     new.add_argument("--id", help="the new entry's ID (default: the next free ID in the guessed group)")
     new.add_argument("--group", help="the group letter to take the next free ID from (default: the group of "
@@ -162,7 +169,8 @@ def _parser() -> argparse.ArgumentParser:
 
     schema = commands.add_parser(
         "schema", help="write the JSON Schemas of the YAML files (for editors) into schema/",
-        description="Write schema/entry.schema.json, map.schema.json and overlay.schema.json, generated "
+        description="Write schema/entry.schema.json, map.schema.json, overlay.schema.json and levers.schema.json, "
+                    "generated "
                     "from the same specs the loader checks against.",
         epilog="example:\n  python -m generator schema --out schema")
     schema.add_argument("--out", type=Path, default=Path("schema"), metavar="DIR",
@@ -175,11 +183,14 @@ def _parser() -> argparse.ArgumentParser:
         epilog="example:\n  less $(python -m generator source)/packages/agent/src/agent-loop.ts")
     source.add_argument("--map", help="the map's folder name (default: the first map)")
     source.add_argument("--version", help="another release than the pin")
+    source.add_argument("--extension", metavar="PACKAGE@VERSION|NAME",
+                        help="instead, a pi extension's package from npm: a mapped one by name, or any at a version")
     _decisions_option(source)
     source.set_defaults(run=_source)
     schema.set_defaults(run=_schema)
     _probe_command(commands)
     _leads_command(commands)
+    _levers_command(commands)
     _site_commands(commands)
     return parser
 
@@ -196,13 +207,15 @@ def _common(command: argparse.ArgumentParser) -> None:
 
 
 def _resolve_all(args: argparse.Namespace, only: list[Path] | None = None):
-    from .load import load_maps
+    from .load import load_maps, with_extensions
     from .verify import Trees, verify_map
 
     maps = load_maps(args.decisions, only=only, editions=False)  # resolving needs no edition record
     results = []
-    for decision_map in maps:
-        results += verify_map(decision_map, args.target, Trees(decision_map, quiet=args.quiet))
+    for decision_map in with_extensions(maps, only):
+        # --target names a release of the map; an extension is resolved at its own pin
+        target = args.target if any(decision_map is m for m in maps) else None
+        results += verify_map(decision_map, target, Trees(decision_map, quiet=args.quiet))
     return maps, results
 
 
@@ -222,19 +235,21 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _fix(args: argparse.Namespace) -> int:
-    from .load import load_maps
-    from .record import checked_at_text, settle
+    from .load import load_maps, with_extensions
+    from .record import checked_at_change, settle
     from .rewrite import apply_edits
     from .verify import Trees, verify_map
 
     edits, also, results = [], {}, []
-    for decision_map in load_maps(args.decisions):
+    maps = load_maps(args.decisions)
+    for decision_map in with_extensions(maps):
         trees = Trees(decision_map, quiet=args.quiet)
-        found = verify_map(decision_map, args.target, trees)
-        target = args.target or decision_map.version
+        chosen = args.target if any(decision_map is m for m in maps) else None  # an extension: at its own pin
+        found = verify_map(decision_map, chosen, trees)
+        target = chosen or decision_map.version
         if target == decision_map.version:  # a pin edited by hand: bump's safe part, at the pin
             edits += settle(found, trees, target)
-            if (text := checked_at_text(decision_map, target)) is not None:
+            if (text := checked_at_change(decision_map, target)) is not None:
                 also[decision_map.path] = text
         else:  # another release: only the moved ranges, each checked at that release from now on
             edits += settle([r for r in found if r.status == "moved"], trees, decision_map.recorded_version)
@@ -253,15 +268,15 @@ def _fix(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
-    from .load import load_maps
-    from .record import checked_at_text, record_edits, require_known
+    from .load import load_maps, with_extensions
+    from .record import checked_at_change, record_edits, require_known
     from .rewrite import apply_edits
     from .verify import Trees, check_citations
 
     if args.replace and not args.ids:
         raise UsageError("--replace takes the records anew from the ranges as they are, which would hide "
                          "every range edited by hand; name the entries you changed on purpose (record --replace D1)")
-    maps = load_maps(args.decisions)
+    maps = with_extensions(load_maps(args.decisions))
     ids = set(args.ids) if args.ids else None
     if ids:
         require_known(maps, ids)
@@ -272,7 +287,7 @@ def _record(args: argparse.Namespace) -> int:
         found, left = record_edits(decision_map, trees, ids, replace=args.replace)
         edits += found
         refused += left
-        if (text := checked_at_text(decision_map, decision_map.recorded_version, explicit=True)) is not None:
+        if (text := checked_at_change(decision_map, decision_map.recorded_version, explicit=True)) is not None:
             also[decision_map.path] = text
     written = apply_edits(edits, also=also)
     print(f"recorded {len(edits)} citation(s) in {len(written)} file(s)")
@@ -287,8 +302,20 @@ def _bump(args: argparse.Namespace) -> int:
     from .verify import Trees, summary_counts
 
     status = 0
-    for decision_map in load_maps(args.decisions):
-        report = bump_map(decision_map, args.version, trees=Trees(decision_map, quiet=args.quiet))
+    maps = load_maps(args.decisions)
+    if args.extension:
+        from .bump import bump_extension
+        from .load import pinned_extension_map
+
+        found = [o for m in maps for o in m.overlays if o.extension == args.extension]
+        if not found or not found[0].pinned:
+            raise UsageError(f"no extension pinned on npm is named {args.extension!r} (an overlay with `integrity`)")
+        maps = [pinned_extension_map(found[0])]
+    for decision_map in maps:
+        if args.extension:
+            report = bump_extension(decision_map, args.version, trees=Trees(decision_map, quiet=args.quiet))
+        else:
+            report = bump_map(decision_map, args.version, trees=Trees(decision_map, quiet=args.quiet))
         counts = summary_counts(report.results)
         for r in report.results:
             if r.status == "moved":
@@ -322,13 +349,13 @@ def _bump(args: argparse.Namespace) -> int:
 
 
 def _accept(args: argparse.Namespace) -> int:
-    from .load import load_maps
+    from .load import load_maps, with_extensions
     from .record import require_known
     from .rewrite import Edit, apply_edits
     from .verify import Trees, verify_map
 
     wanted = set(args.ids)
-    maps = load_maps(args.decisions)
+    maps = with_extensions(load_maps(args.decisions))
     require_known(maps, wanted)
     edits, refused = [], []
     for decision_map in maps:
@@ -357,6 +384,16 @@ def _source(args: argparse.Namespace) -> int:
     from .fetch import fetch_tree
     from .load import find_map_folders, load_maps
 
+    if args.extension:
+        from .levers import parse_spec
+        from .load import pinned_extension_map
+        from .model import extension_map
+
+        mapped = [o for m in load_maps(args.decisions, editions=False) for o in m.overlays
+                  if o.pinned and o.extension == args.extension]
+        extension = pinned_extension_map(mapped[0]) if mapped else extension_map(*parse_spec(args.extension))
+        print(fetch_tree(extension, args.version or extension.version).root)
+        return 0
     folders = find_map_folders(args.decisions)
     name = args.map or folders[0].name
     maps = [m for m in load_maps(args.decisions) if m.name == name]
@@ -381,7 +418,8 @@ def _probe_command(commands) -> None:
     probe.add_argument("--target", metavar="VERSION", help="the exact pi release to run (default: the pin)")
     probe.add_argument("--format", choices=("text", "json"), default="text",
                        help="text: a table (default); json: one object")
-    probe.add_argument("ids", nargs="*", metavar="ID", help="only these entries (default: every probed entry)")
+    probe.add_argument("ids", nargs="*", metavar="ID", help="only these entries, or extensions by name (default: "
+                                                            "every probed entry and extension)")
     probe.add_argument("--quiet", action="store_true", help="no progress display")
     probe.add_argument("--no-sandbox", action="store_true",
                        help="run without bubblewrap, under Node's permission model only: the processes a probe "
@@ -395,17 +433,26 @@ def _probe(args: argparse.Namespace) -> int:
     from .probe import check_ids, run_probes
     from .probe_sandbox import WEAK_WARNING, Limits, choose_sandbox
 
+    from .probe_extension import run_extension_probes
+
     maps = load_maps(args.decisions)
-    if args.ids:
-        check_ids(maps, args.ids)
+    extensions = {o.extension for m in maps for o in m.overlays if o.pinned and o.probe is not None}
+    ids = [i for i in args.ids if i not in extensions]  # the others name extensions
+    named = [i for i in args.ids if i in extensions]
+    if ids:
+        check_ids(maps, ids)
     limits = Limits.from_environment()
     sandbox = choose_sandbox(weak=args.no_sandbox)
     if sandbox.kind != "bwrap":
         print(WEAK_WARNING, file=sys.stderr)
     results = []
     for decision_map in maps:
-        results += run_probes(decision_map, args.target, args.ids or None, quiet=args.quiet, limits=limits,
-                              sandbox=sandbox)
+        if ids or not args.ids:
+            results += run_probes(decision_map, args.target, ids or None, quiet=args.quiet, limits=limits,
+                                  sandbox=sandbox)
+        if (named or not args.ids) and args.target in (None, decision_map.version):  # extensions: at the pin
+            results += run_extension_probes(decision_map, named or None, quiet=args.quiet, limits=limits,
+                                            sandbox=sandbox)
     target = args.target or maps[0].version  # load_maps found a map or raised
     print(report.probes_json(results, target) if args.format == "json"
           else report.probes_table(results, target, sandbox))
@@ -459,6 +506,52 @@ def _leads(args: argparse.Namespace) -> int:
     return 0
 
 
+def _levers_command(commands) -> None:
+    levers = commands.add_parser(
+        "levers", help="list every lever a pi extension on npm uses, from its own code, and what each can change",
+        description="Fetch PACKAGE@VERSION from npm (integrity checked, cached), find its pi extension the way "
+                    "pi's package manager does, and list every lever its code uses: events it handles (also "
+                    "through an alias, destructuring or a wrapper), calls on the extension API and on a "
+                    "handler's ctx, child processes and network calls, each with the decisions the map's lever "
+                    "table (decisions/<map>/levers.yaml) says it can change. Exit 0; 2 for a package or version "
+                    "that does not exist or holds no pi extension.",
+        epilog="examples:\n  python -m generator levers pi-web-access@0.28.0\n"
+               "  python -m generator levers pi-subagents@0.67.0 --format json")
+    levers.add_argument("spec", metavar="PACKAGE@VERSION", help="an npm package at an exact version")
+    levers.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text: a table (default); json: one object")
+    levers.add_argument("--map", help="the map whose lever table to use (default: the first map)")
+    _decisions_option(levers)
+    levers.add_argument("--quiet", action="store_true", help="no progress display")
+    levers.set_defaults(run=_levers)
+
+
+def _levers(args: argparse.Namespace) -> int:
+    import time
+
+    from .levers import package_levers, report_text
+
+    started = time.monotonic()
+    table = _lever_table(args.decisions, args.map)
+    found = package_levers(args.spec, table, quiet=args.quiet)
+    seconds = time.monotonic() - started
+    print(json.dumps(found.as_json(), indent=2) if args.format == "json" else report_text(found, seconds))
+    return 0
+
+
+def _lever_table(decisions: Path, map_name: str | None):
+    from .load import LEVERS_FILE, load_maps
+
+    maps = load_maps(decisions, editions=False)
+    chosen = next((m for m in maps if m.name == map_name), None) if map_name else maps[0]
+    if chosen is None:
+        raise UsageError(f"no map named {map_name!r} under {decisions}")
+    if not chosen.levers:
+        raise UsageError(f"{chosen.folder / LEVERS_FILE}: no lever table; it says which decisions each lever "
+                         "can change (see decisions/FORMAT.md)")
+    return chosen.levers
+
+
 def _settle_editions(decisions: Path, accepted: set[str]) -> None:
     """Record in the latest edition the ranges people settled on for its drifted citations, and
     what the accepted entries say now."""
@@ -476,7 +569,8 @@ def _schema(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for name, spec, title in (("entry", schema.ENTRY, "Decision map entry"),
                               ("map", schema.MAP, "Decision map"),
-                              ("overlay", schema.OVERLAY, "Extension overlay")):
+                              ("overlay", schema.OVERLAY, "Extension overlay"),
+                              ("levers", schema.LEVERS, "Extension levers and the decisions they change")):
         path = args.out / f"{name}.schema.json"
         path.write_text(json.dumps(schema.json_schema(spec, title), indent=2, sort_keys=True) + "\n")
         print(f"wrote {path}")
@@ -484,7 +578,17 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _new(args: argparse.Namespace) -> int:
-    from .scaffold import new_entry
+    from .scaffold import new_entry, new_extension
+
+    if args.extension:
+        if args.position:
+            raise UsageError("give FILE:LINE for an entry, or --extension PACKAGE@VERSION for an overlay, not both")
+        path, count = new_extension(args.decisions, args.extension, args.map, args.name)
+        print(f"wrote {path}: {count} citation(s) of the levers found; write every TODO from the cited code, "
+              "then run `python -m generator verify`")
+        return 0
+    if not args.position:
+        raise UsageError("give FILE:LINE (a new entry) or --extension PACKAGE@VERSION (a new overlay)")
 
     path, entry_id, symbol = new_entry(args.decisions, args.position, args.map, args.id, args.group)
     print(f"wrote {path}: {entry_id} cites {symbol}; fill in question, decided_by and answer, then "

@@ -53,6 +53,7 @@ class SourceTree:
     root: Path
     version: str
     files: dict[str, dict]  # path -> {"size", "sha256"}
+    integrity: dict[str, str] = field(default_factory=dict)  # npm package -> the integrity its tarball matched
     _checked: set[str] = field(default_factory=set)
     _root_real: Path | None = None
     _verdicts: dict[str, str | None] = field(default_factory=dict)
@@ -104,22 +105,25 @@ def fetch_tree(decision_map: DecisionMap, version: str, *, quiet: bool = False) 
     final = root / "trees" / key / version
     # The pin's commit holds for the pinned version only; a cached tree of another commit is stale.
     pin_commit = source.git.commit if source.git is not None and version == decision_map.version else None
-    tree = _open(final, version, pin_commit)
+    # An integrity recorded in the pin holds for the pinned version only, as a pin's commit does.
+    pinned = {p.package: p.integrity for p in source.npm if p.integrity} if version == decision_map.version else {}
+    tree = _open(final, version, pin_commit, pinned)
     if tree is not None:
         return tree
 
     def write(staging: Path) -> None:
         with _Progress(quiet) as progress:
+            integrities = None
             if source.git is not None:
                 commit = _fetch_git(source.git, version, pin_commit, staging, progress)
             else:
                 commit = None
-                _fetch_npm(source.npm, version, staging, progress)
-        _write_manifest(staging, version, commit)
+                integrities = _fetch_npm(source.npm, version, staging, progress, pinned)
+        _write_manifest(staging, version, commit, integrities)
 
-    publish_once(final, f"{key}-{version}", lambda: _open(final, version, pin_commit) is not None, write,
+    publish_once(final, f"{key}-{version}", lambda: _open(final, version, pin_commit, pinned) is not None, write,
                  after=lambda: _record_history(root, key, version, final))
-    tree = _open(final, version, pin_commit)
+    tree = _open(final, version, pin_commit, pinned)
     if tree is None:
         raise FetchError(f"the fetched tree at {final} failed its own digest check")
     return tree
@@ -183,27 +187,34 @@ def _source_key(decision_map: DecisionMap) -> str:
         ident = {"git": source.git.url, "ref": source.git.ref}
         label = "git"
     else:
-        ident = {"npm": sorted([p.package, p.path] for p in source.npm)}
+        # (a shipped package's files are another tree than a rebuilt one; pi's key stays as it was)
+        ident = {"npm": sorted([p.package, p.path] + (["shipped"] if p.shipped else []) for p in source.npm)}
         label = "npm"
     digest = hashlib.sha256(json.dumps([FORMAT, ident]).encode()).hexdigest()[:16]
     return f"{decision_map.name}-{label}-{digest}"
 
 
-def _open(final: Path, version: str, commit: str | None = None) -> SourceTree | None:
-    """The cached tree, or None when absent, unfinished, or not of ``commit`` (when given)."""
+def _open(final: Path, version: str, commit: str | None = None,
+          integrities: dict[str, str] | None = None) -> SourceTree | None:
+    """The cached tree, or None when absent, unfinished, or not of ``commit`` or of the packages'
+    ``integrities`` (when given: a tree fetched before the pin recorded them is fetched again)."""
     try:
         manifest = json.loads((final / MANIFEST).read_text())
         if manifest.get("format") != FORMAT or manifest.get("version") != version:
             return None
         if commit and not str(manifest.get("commit")).startswith(commit):
             return None
+        if integrities and any((manifest.get("integrity") or {}).get(name) != value
+                               for name, value in integrities.items()):
+            return None
         files = manifest["files"]  # each file's digest is checked when it is first read
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return SourceTree(final, version, files)
+    return SourceTree(final, version, files, dict(manifest.get("integrity") or {}))
 
 
-def _write_manifest(staging: Path, version: str, commit: str | None = None) -> None:
+def _write_manifest(staging: Path, version: str, commit: str | None = None,
+                    integrities: dict[str, str] | None = None) -> None:
     files = {}
     for full in sorted(staging.rglob("*")):
         if full.is_file() and not full.is_symlink() and ".git" not in full.relative_to(staging).parts:
@@ -212,8 +223,10 @@ def _write_manifest(staging: Path, version: str, commit: str | None = None) -> N
                                                            "sha256": hashlib.sha256(data).hexdigest()}
     if not files:
         raise FetchError("the fetched source holds no files")
-    (staging / MANIFEST).write_text(json.dumps({"format": FORMAT, "version": version, "commit": commit,
-                                                "files": files}, indent=0, sort_keys=True))
+    manifest = {"format": FORMAT, "version": version, "commit": commit, "files": files}
+    if integrities:
+        manifest["integrity"] = integrities  # each package's, as the registry gave it and the tarball matched
+    (staging / MANIFEST).write_text(json.dumps(manifest, indent=0, sort_keys=True))
 
 
 # --- npm -------------------------------------------------------------------------------------
@@ -263,7 +276,9 @@ def _missing_package(output: str) -> tuple[str, str] | None:
     return found.group(1).replace("%2f", "/").replace("%2F", "/"), (found.group(2) if found.lastindex > 1 else "")
 
 
-def _fetch_npm(packages: tuple[NpmPackage, ...], version: str, staging: Path, progress: "_Progress") -> None:
+def _fetch_npm(packages: tuple[NpmPackage, ...], version: str, staging: Path, progress: "_Progress",
+               pinned: dict[str, str] | None = None) -> dict[str, str]:
+    """Fetch, check and lay out each package; returns each package's integrity hash."""
     download = staging.parent / f"{staging.name}-tarballs"
     download.mkdir()
     try:
@@ -276,9 +291,15 @@ def _fetch_npm(packages: tuple[NpmPackage, ...], version: str, staging: Path, pr
             tarballs = [job.result() for job in downloads]  # the first failure, in the pin's order
         for package, (tarball, integrity) in zip(packages, tarballs):
             spec = f"{package.package}@{version}"
+            expected = (pinned or {}).get(package.package)
+            if expected and expected != integrity:
+                raise FetchError(f"{spec}: the registry's integrity hash is {integrity}, but the pin records "
+                                 f"{expected}; the published package is not the one that was mapped")
             _check_integrity(tarball, integrity, spec)
-            count = _rebuild_sources(tarball, staging / package.path, spec)
+            rebuild = _unpack_shipped if package.shipped else _rebuild_sources
+            count = rebuild(tarball, staging / package.path, spec)
             progress.step(f"npm: {spec}: {count} source files")
+        return {package.package: integrity for package, (_, integrity) in zip(packages, tarballs)}
     finally:
         shutil.rmtree(download, ignore_errors=True)
 
@@ -322,6 +343,35 @@ def _check_integrity(tarball: Path, integrity: str, spec: str) -> None:
     if actual != expected:
         raise FetchError(f"{spec}: the tarball does not match the registry's integrity hash "
                          f"({algorithm}); refusing to use it")
+
+
+def _unpack_shipped(tarball: Path, destination: Path, spec: str) -> int:
+    """Write the tarball's regular files, as shipped, under ``destination`` (its ``package/`` folder
+    dropped); a path that would leave ``destination`` or a bundled dependency is skipped."""
+    count = 0
+    root = destination.resolve()
+    try:
+        with tarfile.open(tarball, "r:gz") as archive:
+            for member in archive:
+                if not member.isfile() or "/" not in member.name:
+                    continue  # links and devices are never extracted
+                relative = posixpath.normpath(member.name.split("/", 1)[1])
+                if relative.startswith(("../", "/")) or relative == ".." or "node_modules" in relative.split("/"):
+                    continue
+                target = (destination / relative)
+                if not target.resolve().is_relative_to(root):
+                    continue
+                handle = archive.extractfile(member)
+                if handle is None:
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(handle.read())
+                count += 1
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as err:
+        raise FetchError(f"{spec}: the tarball is truncated or corrupt ({err}); run again to re-download") from None
+    if not count:
+        raise FetchError(f"{spec}: the tarball holds no files")
+    return count
 
 
 def _rebuild_sources(tarball: Path, destination: Path, spec: str) -> int:

@@ -16,11 +16,13 @@ import yaml
 
 from . import schema
 from .errors import InputError, Problem
+from .model import extension_map
 from .model import (Citation, CitationRecord, DecisionMap, Edition, EditionCitation, EditionProbe, Entry, Failure,
-                    GitPin, Group, Item, NpmPackage, Overlay, OverlayChange, Override, Probe, Review, Section, Side,
-                    Source, Span, Upstream)
+                    GitPin, Group, Item, LeverRow, NpmPackage, Overlay, OverlayChange, OverlayLever, Override, Probe,
+                    Review, Section, Side, Source, Span, Upstream)
 from .rewrite import finish_interrupted_writes
 
+LEVERS_FILE = "levers.yaml"  # the lever table, next to map.yaml; not an entry
 PLACEHOLDER = "TODO"  # what `new` writes where a person must write; never valid
 MAX_FILE_BYTES = 256 * 1024  # an entry is a few hundred bytes; anything huge is a mistake
 MAX_DEPTH = 12  # the deepest legitimate nesting is about five levels
@@ -67,6 +69,24 @@ def load_maps(decisions: Path, only: list[Path] | None = None, editions: bool = 
     return maps
 
 
+def with_extensions(maps: list[DecisionMap], only: list[Path] | None = None) -> list[DecisionMap]:
+    """``maps`` and, after each, its extensions pinned on npm, each as a map of its own package (see
+    :func:`generator.model.extension_map`), so their citations are verified, fixed and recorded as the
+    map's are. With ``only``, an extension comes only when its overlay file is one of them."""
+    wanted = {p.resolve() for p in only} if only else None
+    out = []
+    for decision_map in maps:
+        out.append(decision_map)
+        out += [pinned_extension_map(o) for o in decision_map.overlays
+                if o.pinned and (wanted is None or o.path.resolve() in wanted)]
+    return out
+
+
+def pinned_extension_map(overlay: Overlay) -> DecisionMap:
+    return extension_map(overlay.package, overlay.version, integrity=overlay.integrity,
+                         checked_at=overlay.checked_at, overlay=overlay)
+
+
 def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
               with_editions: bool) -> DecisionMap | None:
     map_path = folder / "map.yaml"
@@ -74,7 +94,7 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
     entries: list[Entry] = []
     wanted = {p.resolve() for p in only} if only else None
     for path in sorted(folder.glob("*.yaml")):
-        if path.name == "map.yaml":
+        if path.name in ("map.yaml", LEVERS_FILE):
             continue
         if wanted is not None and path.resolve() not in wanted:
             continue
@@ -84,8 +104,10 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
             entries.append(entry)
     # (a folder that is not there globs to nothing)
     overlays = [o for p in sorted((folder / "extensions").glob("*.yaml")) if (o := _load_overlay(p, problems))]
+    _check_extension_probe_scripts(folder / "extensions", overlays, problems)
     editions = [e for p in sorted((folder / "editions").glob("*.yaml"))
                 if (e := _load_edition(p, problems))] if with_editions else []
+    levers = _load_levers(folder / LEVERS_FILE, problems)
     if head is None:
         return None
     values, lines = head
@@ -93,6 +115,7 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
     if ids is not None:
         _check_probe_scripts(folder, entries, problems)
         _check_links(map_path, values, lines, ids, overlays, problems)
+        _check_lever_links(folder / LEVERS_FILE, levers, ids, problems)
     source = values["source"]
     return DecisionMap(
         name=folder.name, folder=folder, title=values["title"], repo=values["repo"],
@@ -105,7 +128,7 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
         sections=tuple(Section(s["title"], tuple(s["ids"])) for s in values.get("sections", [])),
         checked=values.get("checked"), checked_at=values.get("checked_at"),
         shared_levers=values.get("shared_levers"),
-        entries=tuple(sorted(entries, key=entry_order)), overlays=tuple(overlays), path=map_path,
+        entries=tuple(sorted(entries, key=entry_order)), overlays=tuple(overlays), path=map_path, levers=levers,
         editions=tuple(sorted(editions, key=lambda e: (e.date, _version_key(e.to_version)))))
 
 
@@ -132,6 +155,40 @@ def _check_links(map_path: Path, values: dict, lines: dict, ids: set[str], overl
                     problems.append(Problem(overlay.path, change.line,
                                             f"links to decision {entry_id}, which does not exist in "
                                             f"{map_path.parent.name}/; use an existing ID"))
+        for lever in overlay.levers:
+            for entry_id in lever.decisions:
+                if entry_id not in ids:
+                    problems.append(Problem(overlay.path, lever.line,
+                                            f"lever {lever.lever} names decision {entry_id}, which does not exist "
+                                            f"in {map_path.parent.name}/; use an existing ID"))
+
+
+def _load_levers(path: Path, problems: list[Problem]) -> tuple[LeverRow, ...]:
+    """The lever table (optional: a map without one has no `levers` command)."""
+    if not path.is_file():
+        return ()
+    loaded = _validated(path, schema.LEVERS, problems)
+    if loaded is None:
+        return ()
+    values, lines = loaded
+    rows, seen = [], {}
+    for index, row in enumerate(values["levers"]):
+        line = lines[("levers", index)]
+        if row["lever"] in seen:
+            problems.append(Problem(path, line, f"lever {row['lever']} is listed twice (first at line "
+                                    f"{seen[row['lever']]}); keep one row"))
+            continue
+        seen[row["lever"]] = line
+        rows.append(LeverRow(row["lever"], row["kind"], tuple(row["decisions"]), line))
+    return tuple(rows)
+
+
+def _check_lever_links(path: Path, levers: tuple[LeverRow, ...], ids: set[str], problems: list[Problem]) -> None:
+    for row in levers:
+        for entry_id in row.decisions:
+            if entry_id not in ids:
+                problems.append(Problem(path, row.line, f"lever {row.lever} names decision {entry_id}, which "
+                                        f"does not exist in {path.parent.name}/; use an existing ID"))
 
 
 def _load_entry(path: Path, problems: list[Problem]) -> Entry | None:
@@ -200,6 +257,20 @@ def _check_probe_scripts(folder: Path, entries: list[Entry], problems: list[Prob
         # an entry that did not load has its own problems reported; its script waits for it
 
 
+def _check_extension_probe_scripts(folder: Path, overlays: list[Overlay], problems: list[Problem]) -> None:
+    """Every script in extensions/probes/ belongs to an overlay that has `probe:` (a stray one would never run)."""
+    probed = {o.extension for o in overlays if o.probe is not None}
+    for script in sorted((folder / "probes").iterdir()) if (folder / "probes").is_dir() else []:
+        if script.name.startswith(".") or script.is_dir():
+            continue
+        if script.suffix != ".mjs" or script.stem not in probed:
+            if (folder / f"{script.stem}.yaml").is_file() and script.suffix == ".mjs" and \
+                    script.stem not in {o.extension for o in overlays}:
+                continue  # its overlay did not load: its own problems are reported
+            problems.append(Problem(script, 0, f"no overlay runs this probe: add `probe:` (shows, expect) to "
+                                    f"extensions/{script.stem}.yaml, or name the script after an extension"))
+
+
 def _overrides(values: dict) -> tuple[Override, ...]:
     """An overlay side's overrides: uncited (the seed extensions have no source to cite)."""
     return tuple(Override(o["by"], o["when"], can=o.get("can")) for o in values.get("overrides") or ())
@@ -255,7 +326,7 @@ def _version_key(version: str) -> tuple:
 
 
 def _load_overlay(path: Path, problems: list[Problem]) -> Overlay | None:
-    loaded = _validated(path, schema.OVERLAY, problems)
+    loaded = _validated(path, schema.OVERLAY, problems, keep_nodes=True)
     if loaded is None:
         return None
     values, lines = loaded
@@ -271,10 +342,54 @@ def _load_overlay(path: Path, problems: list[Problem]) -> Overlay | None:
                       line=lines[("changes", i)], overridden=tuple(c.get("overridden", [])))
         for i, c in enumerate(values["changes"]))
     rev = values.get("reviewed")
-    return Overlay(extension=values["extension"], package=values.get("package"),
-                   version=values.get("version"), summary=values.get("summary"), changes=changes,
-                   path=path, line=1, source=values.get("source"),
-                   reviewed=Review(rev["version"], rev["date"], rev.get("by"), rev.get("checked")) if rev else None)
+
+    def cites(raw: dict, where: tuple) -> tuple[Citation, ...]:
+        return tuple(_citation(path, c, lines[where + ("cites", i)]) for i, c in enumerate(raw.get("cites", [])))
+
+    def items(key: str) -> tuple[Item, ...]:
+        return tuple(Item(raw["text"], cites(raw, (key, i)), path, lines[(key, i)])
+                     for i, raw in enumerate(values.get(key, [])))
+
+    overlay = Overlay(
+        extension=values["extension"], package=values.get("package"), version=values.get("version"),
+        summary=values.get("summary"), changes=changes, path=path, line=1, source=values.get("source"),
+        reviewed=Review(rev["version"], rev["date"], rev.get("by"), rev.get("checked")) if rev else None,
+        integrity=values.get("integrity"), checked_at=values.get("checked_at"),
+        levers=tuple(OverlayLever(raw["lever"], raw["kind"], tuple(raw["decisions"]), raw["text"],
+                                  cites(raw, ("levers", i)), lines[("levers", i)])
+                     for i, raw in enumerate(values.get("levers", []))),
+        runs=items("runs"), connects=items("connects"), unchanged=items("unchanged"),
+        probe=_probe(path, values, problems))
+    return overlay if _pinned_overlay_ok(overlay, values, lines, problems) else None
+
+
+def _pinned_overlay_ok(overlay: Overlay, values: dict, lines: dict, problems: list[Problem]) -> bool:
+    """An overlay with citations must be pinned on npm (package, exact version, integrity), and one
+    pinned must cite its levers: the citations have no tree to point into otherwise."""
+    found = []
+    if overlay.pinned:
+        for key in ("package", "version"):
+            if key not in values:
+                found.append(Problem(overlay.path, lines[("integrity",)], f"`integrity` pins the extension on npm; "
+                                     f"give its `{key}` too"))
+        if "version" in values and not re.fullmatch(schema.VERSION_PATTERN, overlay.version):
+            found.append(Problem(overlay.path, lines[("version",)], f"version {overlay.version!r} is not an exact "
+                                 "release; a pinned extension names the version its integrity is of"))
+        if not overlay.levers:
+            found.append(Problem(overlay.path, 1, "a pinned extension lists its levers, each cited; start from "
+                                 f"`python -m generator new --extension {overlay.package}@{overlay.version}`"))
+    else:
+        if overlay.probe is not None:
+            found.append(Problem(overlay.path, overlay.probe.line, "a probe loads the extension from npm, which "
+                                 "needs the package pinned: add `integrity`"))
+        for key in ("levers", "runs", "connects", "unchanged", "checked_at"):
+            if key in values and (key == "checked_at" or any(item.cites for item in getattr(overlay, key))):
+                found.append(Problem(overlay.path, lines[(key,)], f"`{key}` cites the extension's code, which "
+                                     "needs the package pinned: add `integrity` (npm view PACKAGE@VERSION "
+                                     "dist.integrity)"))
+                break
+    problems.extend(found)
+    return not found
 
 
 # --- YAML to checked values ------------------------------------------------------------------

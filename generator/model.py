@@ -153,8 +153,16 @@ class Entry:
 
 @dataclass(frozen=True)
 class NpmPackage:
+    """An npm package of a map's source, placed at ``path`` in the tree.
+
+    pi's packages ship compiled JavaScript, so their sources are rebuilt from the source maps; an
+    extension ships its own files (``shipped``), which are taken as they are. ``integrity`` is the
+    hash the pin records for the map's pinned version, checked against the registry's."""
+
     package: str
     path: str
+    shipped: bool = False
+    integrity: str | None = None
 
 
 @dataclass(frozen=True)
@@ -211,8 +219,23 @@ class OverlayChange:
 
 
 @dataclass(frozen=True)
+class OverlayLever:
+    """One lever an extension uses, what it does with it and the decisions that use changes."""
+
+    lever: str
+    kind: str  # "event" | "api" | "process" | "network"
+    decisions: tuple[str, ...]
+    text: str
+    cites: tuple[Citation, ...]
+    line: int
+
+
+@dataclass(frozen=True)
 class Overlay:
-    """An extension and the map's decisions it changes."""
+    """An extension and the map's decisions it changes.
+
+    With ``integrity`` it is pinned on npm: its citations point into the package's own files at
+    ``version`` and are resolved, recorded and verified like the map's (see :func:`extension_map`)."""
 
     extension: str
     package: str | None
@@ -223,6 +246,40 @@ class Overlay:
     line: int
     reviewed: Review | None = None
     source: str | None = None  # where the extension's own source is published, when it is
+    integrity: str | None = None
+    checked_at: str | None = None
+    levers: tuple[OverlayLever, ...] = ()
+    runs: tuple[Item, ...] = ()
+    connects: tuple[Item, ...] = ()
+    unchanged: tuple[Item, ...] = ()
+    probe: Probe | None = None  # its script: extensions/probes/<name>.mjs; runs with the package loaded
+
+    @property
+    def pinned(self) -> bool:
+        return self.integrity is not None
+
+    @property
+    def cites(self) -> tuple[Citation, ...]:
+        """Every citation of the overlay, in file order."""
+        items = (*self.levers, *self.runs, *self.connects, *self.unchanged)
+        return tuple(sorted((c for item in items for c in item.cites), key=lambda c: c.line))
+
+    @property
+    def decisions(self) -> tuple[str, ...]:
+        """The decisions the extension changes: its changes' and its levers', in first-seen order."""
+        seen = [d for change in self.changes for d in change.linked] + [d for lever in self.levers
+                                                                        for d in lever.decisions]
+        return tuple(dict.fromkeys(seen))
+
+
+@dataclass(frozen=True)
+class LeverRow:
+    """A row of the lever table (levers.yaml): a lever and the decisions it can change."""
+
+    lever: str
+    kind: str
+    decisions: tuple[str, ...]
+    line: int
 
 
 @dataclass(frozen=True)
@@ -297,6 +354,7 @@ class DecisionMap:
     path: Path = Path()
     editions: tuple[Edition, ...] = field(default=())  # oldest first
     shared_levers: str | None = None  # the decision listing what any extension can change
+    levers: tuple[LeverRow, ...] = field(default=())  # levers.yaml: each lever and what it can change
 
     @property
     def recorded_version(self) -> str:
@@ -321,3 +379,31 @@ class DecisionMap:
         """The upstream URL of a citation's lines at a version (default: the pin)."""
         anchor = f"#L{citation.start}" if citation.start == citation.end else f"#L{citation.start}-L{citation.end}"
         return f"{self.repo.rstrip('/')}/blob/v{version or self.version}/{citation.file}{anchor}"
+
+
+def npm_package_key(package: str) -> str:
+    """A folder-safe name for an npm package (``@scope/name`` → ``scope+name``)."""
+    return package.lstrip("@").replace("/", "+")
+
+
+def extension_map(package: str, version: str, *, integrity: str | None = None, checked_at: str | None = None,
+                  overlay: Overlay | None = None) -> DecisionMap:
+    """An npm extension seen as a map of its own: the package's files as shipped, at ``version``.
+
+    `levers` reads such a tree; a pinned overlay's citations are verified, fixed, recorded and
+    bumped through it, as one entry named after the extension (its ID) holding every citation."""
+    entries: tuple[Entry, ...] = ()
+    path = folder = Path()
+    if overlay is not None:
+        texts = [overlay.summary or ""] + [i.text for i in (*overlay.levers, *overlay.runs, *overlay.connects,
+                                                            *overlay.unchanged)]
+        entries = (Entry(id=overlay.extension, kind="extension", question=None, decided_by=None, answer=None,
+                         title=overlay.extension, description="\n".join(texts), changed_by=(), checks=None,
+                         failures=(), upstream=None, cites=overlay.cites, reviewed=overlay.reviewed,
+                         path=overlay.path, line=1),)
+        path, folder = overlay.path, overlay.path.parent / overlay.extension
+    return DecisionMap(name=f"npm-{npm_package_key(package)}", folder=folder, title=package,
+                       repo=f"https://www.npmjs.com/package/{package}", version=version,
+                       source=Source(npm=(NpmPackage(package, "", shipped=True, integrity=integrity),)),
+                       summary=None, groups=(), sections=(), checked=None, entries=entries,
+                       checked_at=checked_at, path=path)

@@ -112,6 +112,8 @@ class DecisionMapPlugin(BasePlugin[Config]):
         config.extra_css.append(ASSET_URI + "decision-map.css")
         config.extra_javascript.append(c.ExtraScriptValue(ASSET_URI + "decision-map.js"))
         config.extra_javascript[-1].defer = True
+        config.extra_javascript.append(c.ExtraScriptValue(ASSET_URI + "extensions.js"))  # the extensions index
+        config.extra_javascript[-1].defer = True
         if config.nav is None and self.config.nav:
             config.nav = site_nav(list(site.maps), site.pages, _hand_written(Path(config.docs_dir)))
         for decision_map in site.maps:

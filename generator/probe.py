@@ -93,7 +93,7 @@ def probed_entries(decision_map: DecisionMap, ids: list[str] | None = None) -> l
 
 def run_probes(decision_map: DecisionMap, target: str | None = None, ids: list[str] | None = None, *,
                quiet: bool = True, use_cache: bool | None = None, limits: Limits | None = None,
-               sandbox: Sandbox | None = None) -> list[ProbeResult]:
+               sandbox: Sandbox | None = None, install: PiInstall | None = None) -> list[ProbeResult]:
     """Run the map's probes (or those of ``ids``) with pi at ``target`` (default: the pin), in
     ``sandbox`` (default: bwrap, which must work here: see :func:`choose_sandbox`).
 
@@ -111,7 +111,8 @@ def run_probes(decision_map: DecisionMap, target: str | None = None, ids: list[s
         if sandbox.kind != "bwrap":
             print(WEAK_WARNING, file=sys.stderr)
     node = find_node()
-    install = install_pi(decision_map, version, node, quiet=quiet)
+    # (an extension's probe brings its own install: pi and the extension, see probe_extension)
+    install = install or install_pi(decision_map, version, node, quiet=quiet)
     if use_cache is None:
         use_cache = os.environ.get("DECISION_MAP_PROBE_CACHE", "on") != "off"
     passed = {k: v for k, v in sorted(os.environ.items()) if k.startswith("PROBE_")}
@@ -275,7 +276,10 @@ def site_probes(maps: list[DecisionMap], *, quiet: bool = True) -> dict[str, Pro
             print("note: probes skipped (DECISION_MAP_SKIP_PROBES is set); the pages show no probe results",
                   file=sys.stderr)
         return {}
+    from .probe_extension import run_extension_probes
+
     results = [r for m in maps for r in run_probes(m, quiet=quiet)]
+    results += [r for m in maps for r in run_extension_probes(m, quiet=quiet)]  # by the extension's name
     require_holding(results)
     return {r.id: r for r in results}
 

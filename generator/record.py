@@ -35,10 +35,15 @@ def settle(results: list[Resolution], trees: Trees, checked_at: str) -> list[Edi
 def checked_at_text(decision_map: DecisionMap, version: str, explicit: bool = False) -> str | None:
     """map.yaml with ``checked_at`` set to ``version``, or None when it already says so (with
     ``explicit``, only when the map's own `checked_at:` line says so)."""
+    change = checked_at_change(decision_map, version, explicit)
+    return change(decision_map.path.read_text(encoding="utf-8")) if change else None
+
+
+def checked_at_change(decision_map: DecisionMap, version: str, explicit: bool = False):
+    """As :func:`checked_at_text`, as a change of the file's text (for ``apply_edits``'s ``also``)."""
     if decision_map.checked_at == version or (not explicit and decision_map.recorded_version == version):
         return None
-    text = decision_map.path.read_text(encoding="utf-8")
-    return set_top_level(text, "checked_at", version, after="version")
+    return lambda text: set_top_level(text, "checked_at", version, after="version")
 
 
 def record_edits(decision_map: DecisionMap, trees: Trees, ids: set[str] | None = None,

@@ -17,7 +17,9 @@ Page paths (for a map in ``decisions/pi/``)::
     pi/editions/index.md           every move of the map to a new release, newest first
     pi/editions/<from>-to-<to>.md  one move: each entry's verdict (the code of what drifted is
                                    on each entry's page)
-    extensions/<name>.md           an extension's page, with its overlay and its loop
+    extensions/<name>.md           an extension's page, with its overlay and its loop (and, for one
+                                   pinned on npm, its levers with their code and its probe)
+    extensions/index.md            every extension by decision group, filterable
     downloads/pi-decision-map.md   the whole map as one Markdown file (a download, not a page)
 """
 
@@ -37,6 +39,7 @@ from .errors import DriftError, InputError, Problem
 from .model import DecisionMap
 from .pages.diagram import Focus, loop_diagram
 from .pages.editions import EDITIONS
+from .pages.extensions import npm_changing
 from .pages.environment import environment, file_size
 from .search_index import entry_document
 from .pages.views import DOWNLOADS, WHO_ABOUT, GroupView, MapView, OverlayView, gallery_view, map_view
@@ -118,6 +121,8 @@ def _render_map(decision_map: DecisionMap, trees: Trees, pages_dir: Path | None,
         f"{name}/census.md": site.get_template("census.md.j2").render(m=view),
         view.download: export,
     }
+    npm = _npm_views(decision_map, probes)
+    site.globals["npm_changing"] = npm_changing(decision_map)  # the decision pages' "mapped npm extensions"
     entry_page = site.get_template("entry.md.j2")
     for card in view.cards.values():
         pages[f"{name}/{card.page}"] = entry_page.render(m=view, c=card)
@@ -132,8 +137,25 @@ def _render_map(decision_map: DecisionMap, trees: Trees, pages_dir: Path | None,
         drawing = Markup(_diagram(view, f"../{name}/", f"ext-{overlay.name}", focus=focus, overlay=overlay))
         table = site.get_template("overlay.md.j2").render(m=view, o=overlay, loop=drawing).strip("\n")
         pin = site.get_template("_site.md.j2").module.pin(view, f"../{name}/")
-        pages[overlay.page] = _extension_page(overlay, table, pages_dir, view, pin)
+        pages[overlay.page] = _extension_page(overlay, table, pages_dir, view, pin, npm.get(overlay.name))
     return dict(sorted(pages.items())), view
+
+
+def _npm_views(decision_map: DecisionMap, probes: ProbeResults | None) -> dict:
+    """The views of the map's extensions pinned on npm, each verified at its own pin first (drift
+    fails the build, as the map's does)."""
+    from .load import pinned_extension_map
+    from .pages.extensions import npm_view
+
+    views = {}
+    for overlay in decision_map.overlays:
+        if not overlay.pinned:
+            continue
+        extension = pinned_extension_map(overlay)
+        trees = Trees(extension, quiet=True)
+        _require_ok(extension, verify_map(extension, None, trees))
+        views[overlay.extension] = npm_view(overlay, extension, trees, (probes or {}).get(overlay.extension))
+    return views
 
 
 def render_site(maps: list[DecisionMap], trees_for: Callable[[DecisionMap], Trees],
@@ -157,6 +179,11 @@ def render_site(maps: list[DecisionMap], trees_for: Callable[[DecisionMap], Tree
             owners[path] = decision_map.path
     if problems:
         raise InputError(problems)
+    if any(m.overlays for m in maps):  # the extensions index, by decision group
+        from .pages.extensions import index_rows
+
+        pages["extensions/index.md"] = environment("site").get_template("extensions-index.md.j2").render(
+            maps=[(views[m.name], index_rows(views[m.name])) for m in maps if m.overlays and m.name in views])
     gallery = [gallery_view(m, views.get(m.name)) for m in maps]
     loops = {m.name: Markup(_diagram(views[m.name], f"{m.name}/", f"home-{m.name}",
                                      table=f"{m.name}/index.md#at-a-glance"))
@@ -208,9 +235,11 @@ def site_nav(maps: list[DecisionMap], pages: Iterable[str], hand_written: Iterab
         if editions[0][1] in pages:
             section.append({"What changed": [{title: path} for title, path in editions if path in pages]})
         nav.append({label: section})
-    extensions = sorted({p for p in list(pages) + list(hand_written) if p.startswith("extensions/")})
+    extensions = sorted({p for p in list(pages) + list(hand_written) if p.startswith("extensions/")},
+                        key=lambda p: (p != "extensions/index.md", p))
     if extensions:
-        nav.append({"Extensions": [{PurePosixPath(p).stem: p} for p in extensions]})
+        nav.append({"Extensions": [{"All extensions" if p == "extensions/index.md" else PurePosixPath(p).stem: p}
+                                   for p in extensions]})
     listed = {p for item in nav for p in _nav_paths(item)}
     nav += sorted(p for p in hand_written if p not in listed)
     return nav
@@ -283,10 +312,12 @@ def _e(text: str) -> str:
     return prose.html_text(text)
 
 
-def _extension_page(overlay: OverlayView, table: str, pages_dir: Path | None, view: MapView, pin: str) -> str:
+def _extension_page(overlay: OverlayView, table: str, pages_dir: Path | None, view: MapView, pin: str,
+                    npm=None) -> str:
     hand_written = pages_dir / overlay.page if pages_dir else None
     if hand_written is None or not hand_written.is_file():
-        return environment("site").get_template("extension.md.j2").render(m=view, o=overlay, table=Markup(table))
+        return environment("site").get_template("extension.md.j2").render(m=view, o=overlay, table=Markup(table),
+                                                                          npm=npm)
     text = _with_pin(_with_description(hand_written.read_text(encoding="utf-8"), overlay), pin)
     lines = text.split("\n")
     slots = [i for i, line in enumerate(lines) if line.strip() == OVERLAY_SLOT]

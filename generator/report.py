@@ -63,7 +63,10 @@ def citations_table(results: list[Resolution], target: str) -> str:
     counts = summary_counts(results)
     parts = [f"{counts[s]} {s}" for s in counts if counts[s]]
     verdict = "all ok" if counts["ok"] == len(results) else "drift found"
-    return "\n".join(lines + ["", f"{len(results)} citations at {target}: {', '.join(parts) or 'none'}: {verdict}"])
+    # an extension pinned on npm is resolved at its own release: say which, after the map's target
+    others = sorted({f"{r.entry.id} {r.target}" for r in results if r.target != target})
+    at = f"{target} ({', '.join(others)})" if others else target
+    return "\n".join(lines + ["", f"{len(results)} citations at {at}: {', '.join(parts) or 'none'}: {verdict}"])
 
 
 def probes_json(results, target: str) -> str:

@@ -9,6 +9,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .errors import WriteError
 from .model import Citation, CitationRecord, Span
@@ -38,8 +39,9 @@ def format_lines(first: int, last: int) -> str:
     return str(first) if first == last else f"{first}-{last}"
 
 
-def apply_edits(edits: list[Edit], also: dict[Path, str] | None = None) -> list[Path]:
-    """Apply edits grouped by file, and write ``also`` (whole files); returns the files rewritten.
+def apply_edits(edits: list[Edit], also: dict[Path, "str | Callable[[str], str]"] | None = None) -> list[Path]:
+    """Apply edits grouped by file, and write ``also`` (whole files, or a change of a file's text made
+    after its edits); returns the files rewritten.
 
     Every new text is written to a temporary file first; only when all are on disk are they
     renamed over the originals, so a failure while writing changes nothing."""
@@ -47,14 +49,19 @@ def apply_edits(edits: list[Edit], also: dict[Path, str] | None = None) -> list[
     for edit in edits:
         by_file.setdefault(edit.citation.path, []).append(edit)
     prepared = []
+    also = dict(also or {})
     for path, file_edits in sorted(by_file.items()):
         original = path.read_bytes().decode("utf-8")
         bom = original.startswith("\ufeff")
         text = original[1:] if bom else original
         updated = _edit_text(text, file_edits)
+        if callable(also.get(path)):  # a whole-file change of the same file, made after the citations'
+            updated = also.pop(path)(updated)
         if updated != text:
             prepared.append((path, ("\ufeff" if bom else "") + updated))
-    prepared += list((also or {}).items())
+    # (an extension's overlay holds its pin and its citations in one file: hence the callables)
+    prepared += [(path, change(path.read_text(encoding="utf-8")) if callable(change) else change)
+                 for path, change in also.items()]
     write_all_atomically(dict(prepared))
     return [p for p, _ in prepared]
 

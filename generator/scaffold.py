@@ -135,3 +135,89 @@ cites:
 #       - file: {file}
 #         lines: {lines}
 """
+
+
+# --- an extension on npm ---------------------------------------------------------------------------
+
+SHORT_CALL = 8  # lines: a call this long is cited whole; a longer one (a tool's definition) by its first line
+
+
+def new_extension(decisions: Path, spec: str, map_name: str | None, name: str | None = None) -> tuple[Path, int]:
+    """Write ``decisions/<map>/extensions/<name>.yaml`` for the npm extension ``spec`` (PACKAGE@VERSION):
+    pinned (version, integrity), every lever `levers` finds as an item citing each place it is used,
+    each with its text left to write. Returns the path and the number of citations written."""
+    from collections import defaultdict
+
+    from .levers import package_levers
+    from .load import with_extensions  # noqa: F401  (the overlay, once written, is verified through it)
+    from .model import extension_map, npm_package_key
+    from .schema import EXTENSION_NAME_PATTERN
+
+    folders = find_map_folders(decisions)
+    folder = next((f for f in folders if f.name == map_name), None) if map_name else folders[0]
+    if folder is None:
+        raise UsageError(f"no map named {map_name!r} under {decisions}")
+    decision_map = next(m for m in load_maps(decisions, editions=False) if m.folder == folder)
+    if not decision_map.levers:
+        raise UsageError(f"{folder}/levers.yaml: no lever table to take the decisions from")
+    report = package_levers(spec, decision_map.levers, quiet=False)
+    name = name or npm_package_key(report.package).rsplit("+", 1)[-1].lower()
+    if not re.fullmatch(EXTENSION_NAME_PATTERN, name):
+        raise UsageError(f"{name!r} cannot name the overlay file; give --name (lower-case letters, digits, . _ -)")
+    path = folder / "extensions" / f"{name}.yaml"
+    if path.exists() or any(o.extension == name for o in decision_map.overlays):
+        raise UsageError(f"{path} exists already; give another --name")
+    ext = extension_map(report.package, report.version)
+    trees = Trees(ext, quiet=True)
+    tree = trees.tree(report.version)
+    integrity = tree.integrity.get(report.package)
+    if integrity is None:
+        from .fetch import registry_integrity
+
+        integrity = registry_integrity(f"{report.package}@{report.version}")
+    grouped: dict[str, list] = defaultdict(list)
+    for use in report.levers:
+        grouped[use.lever].append(use)
+    sections = {"levers": [], "runs": [], "connects": []}
+    count = 0
+    for lever, uses in grouped.items():
+        kind = uses[0].kind
+        cites = []
+        for use in uses:
+            last = use.last if use.last - use.line < SHORT_CALL else use.line
+            while last > use.line and not tree.read(use.file).decode("utf-8", "replace").split("\n")[last - 1].strip():
+                last -= 1
+            record = trees.record(report.version, use.file, use.line, last)
+            cites.append(f"      - file: {use.file}\n        lines: {format_lines(use.line, last)}\n"
+                         f"        record: {record_text(record)}")
+        count += len(cites)
+        if kind in ("event", "api"):
+            decided = ", ".join(uses[0].decisions)
+            head = (f"  - lever: {lever}\n    kind: {kind}\n"
+                    f"    # what {lever} can change (levers.yaml); keep the decisions this extension's use changes\n"
+                    f"    decisions: [{decided}]\n    text: >-\n      {PLACEHOLDER}: what it does with {lever}\n")
+            sections["levers"].append(head + "    cites:\n" + "\n".join(cites))
+        else:
+            what = "what it runs" if kind == "process" else "where it connects, and what for"
+            head = f"  - text: >-\n      {PLACEHOLDER}: {what} ({lever})\n"
+            sections["runs" if kind == "process" else "connects"].append(head + "    cites:\n" + "\n".join(cites))
+    first = next((d for use in report.levers for d in use.decisions if d != decision_map.shared_levers),
+                 decision_map.shared_levers or "C10")
+    body = [f"# yaml-language-server: $schema=../../../schema/overlay.schema.json",
+            f"# Started by `python -m generator new --extension {report.package}@{report.version}`: every lever its",
+            "# code uses, cited. Write each TODO from the cited code (merge or drop items that say the same),",
+            "# then run `python -m generator verify` (see decisions/FORMAT.md, \"An extension on npm\").",
+            f"extension: {name}", f'package: "{report.package}"', f'version: "{report.version}"',
+            f"integrity: {integrity}", f'checked_at: "{report.version}"',
+            f"summary: >-\n  {PLACEHOLDER}: what installing it changes, in two sentences"]
+    for key in ("levers", "runs", "connects"):
+        if sections[key]:
+            body.append(f"{key}:\n" + "\n".join(sections[key]))
+    body.append(f"unchanged:\n  - text: >-\n      {PLACEHOLDER}: what it leaves as pi decides it, where a reader "
+                "could think otherwise")
+    body.append(f"changes:\n  - decision: {first}\n    how: >-\n      {PLACEHOLDER}: how it changes {first}\n"
+                f"    without:\n      decided_by: code\n      answer: >-\n        {PLACEHOLDER}\n"
+                f"    with:\n      decided_by: code\n      answer: >-\n        {PLACEHOLDER}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, "\n".join(body) + "\n")
+    return path, count

@@ -309,24 +309,90 @@ OVERLAY_CHANGE = Record(
     one_of=(("decision", "question"),),
 )
 
+LEVER_KINDS = ("event", "api", "process", "network")
+INTEGRITY_PATTERN = r"^sha(1|256|384|512)-[A-Za-z0-9+/]+=*$"
+EXTENSION_NAME_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
+
+ITEM = Record(
+    doc="A statement with the code that shows it (the same item shape as an entry's exceptions).",
+    fields={
+        "text": Text(prose=True, doc="One or two sentences, true of the cited code."),
+        "cites": ListOf(item=CITATION, min_items=1, doc="Where the extension's own code shows it (paths "
+                        "inside the package, as npm ships it)."),
+    },
+    required=("text", "cites"),
+)
+
+UNCHANGED_ITEM = Record(
+    doc="Something the extension does not change; cite its code when a reader could think it does.",
+    fields={
+        "text": Text(prose=True, doc="What stays as pi decides it."),
+        "cites": ListOf(item=CITATION, min_items=1, doc="Code that shows it, when there is some to show."),
+    },
+    required=("text",),
+)
+
+OVERLAY_LEVER = Record(
+    doc="One lever the extension uses (what `python -m generator levers` found), cited into its code.",
+    fields={
+        "lever": Text(pattern=r"^[A-Za-z_][A-Za-z0-9_.-]*$", doc="The pi event or API call, the process or "
+                      "the network call, as `levers` names it (tool_call, registerTool, child_process.spawn)."),
+        "kind": Choice(options=LEVER_KINDS, doc="event, api, process or network."),
+        "decisions": ListOf(item=Text(pattern=ID_PATTERN), doc="The decisions this use of the lever changes "
+                            "(`levers` lists what the lever can change; keep those it does)."),
+        "text": Text(prose=True, doc="What the extension does with it, true of the cited code."),
+        "cites": ListOf(item=CITATION, min_items=1, doc="Where it does it."),
+    },
+    required=("lever", "kind", "decisions", "text", "cites"),
+)
+
 OVERLAY = Record(
     doc="An extension and the decisions it changes.",
     fields={
-        "extension": Text(pattern=r"^[a-z0-9][a-z0-9._-]*$", doc="Its name; also the page's file name."),
+        "extension": Text(pattern=EXTENSION_NAME_PATTERN, doc="Its name; also the page's file name."),
         "package": Text(doc="Package name in its registry."),
-        "version": Text(doc="The version described."),
+        "version": Text(doc="The version described (an exact release when `integrity` pins it)."),
+        "integrity": Text(pattern=INTEGRITY_PATTERN, doc="The npm registry's integrity hash of the package at "
+                          "`version`: pins an extension on npm, whose citations point into its own files and are "
+                          "verified like the map's."),
+        "checked_at": Text(pattern=VERSION_PATTERN, doc="Written by the tool: the release the citations' records "
+                           "were taken at, as in map.yaml."),
         "source": Text(pattern=r"^https://[^\s]+$", doc="Where the extension's source is published (an https address), when it is."),
         "summary": Text(prose=True),
+        "levers": ListOf(item=OVERLAY_LEVER, doc="Every lever the extension uses, each cited (a pinned overlay "
+                         "needs at least one)."),
+        "runs": ListOf(item=ITEM, doc="What it runs: child processes, with where it starts them."),
+        "connects": ListOf(item=ITEM, doc="Where it connects: network calls, with where it makes them."),
+        "unchanged": ListOf(item=UNCHANGED_ITEM, doc="What it does not change, where a reader could think it does."),
         "changes": ListOf(item=OVERLAY_CHANGE, min_items=1),
+        "probe": PROBE,
         "reviewed": REVIEWED,
     },
     required=("extension", "changes"),
 )
 
+LEVER_ROW = Record(
+    fields={
+        "lever": Text(pattern=r"^[A-Za-z_][A-Za-z0-9_.-]*$", doc="The event name, API call (`ctx.` for the "
+                      "context's), process or network call."),
+        "kind": Choice(options=LEVER_KINDS),
+        "decisions": ListOf(item=Text(pattern=ID_PATTERN), doc="The decisions it can change (none: pi reads "
+                            "nothing back from it)."),
+    },
+    required=("lever", "kind", "decisions"),
+)
+
+LEVERS = Record(
+    doc="The levers a pi extension has and the decisions each can change (from the shared-levers decision).",
+    fields={"levers": ListOf(item=LEVER_ROW, min_items=1)},
+    required=("levers",),
+)
+
 
 EDITION_CITATION = Record(
     fields={
-        "id": Text(pattern=ID_PATTERN),
+        "id": Text(pattern=r"^(?:[A-Z][0-9]{1,4}|[a-z0-9][a-z0-9._-]*)$", doc="The entry's ID, or the "
+                   "extension's name in an extension's edition."),
         "file": Text(),
         "old": LineRange(doc="The range at the earlier version."),
         "new_file": Text(doc="The file the code moved to, when it left its own."),

@@ -1061,3 +1061,22 @@ def test_the_search_dialog_is_named_in_the_html(real_site) -> None:
     with urlopen(real_site.url + "pi/") as answer:
         html = answer.read().decode()
     assert re.search(r'<div class="md-search" data-md-component="search" role="dialog" aria-label="Search">', html)
+
+
+def test_the_extensions_index_filters_by_group_and_by_npm_and_keeps_it_in_the_address(page, demo_site, width) -> None:
+    def shown() -> list[str]:
+        return page.eval_on_selector_all("tr[data-dm-ext]", "rows => rows.filter(r => r.offsetParent !== null)"
+                                         ".map(r => r.querySelector('a').textContent)")
+
+    _open(page, demo_site, "extensions/")
+    assert shown() == ["demo-ext"]
+    assert page.inner_text("[data-dm-ext-count]") == "Showing all 1 extensions."
+    page.click("[data-dm-ext-npm]")  # demo-ext is not on npm
+    assert shown() == [] and page.url.endswith("extensions/?npm=1")
+    assert page.get_attribute("[data-dm-ext-npm]", "aria-pressed") == "true"
+    _open(page, demo_site, "extensions/?group=G")  # demo-ext changes G1
+    assert shown() == ["demo-ext"] and page.input_value("[data-dm-ext-group]") == "G"
+    page.select_option("[data-dm-ext-group]", "")
+    assert page.url.endswith("extensions/") and shown() == ["demo-ext"]
+    _shot(page, width, "demo-extensions-index")
+    assert page.problems == []

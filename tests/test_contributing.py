@@ -84,11 +84,12 @@ def test_committed_schemas_are_the_generated_ones(tmp_path, capsys):
 
 def test_every_file_in_decisions_validates_against_its_schema():
     kinds = {"entry": schema.json_schema(schema.ENTRY), "map": schema.json_schema(schema.MAP),
-             "overlay": schema.json_schema(schema.OVERLAY)}
+             "overlay": schema.json_schema(schema.OVERLAY), "levers": schema.json_schema(schema.LEVERS)}
     files = sorted((ROOT / "decisions").glob("*/*.yaml")) + sorted((ROOT / "decisions").glob("*/extensions/*.yaml"))
     assert len(files) > 45
     for path in files:
-        kind = "map" if path.name == "map.yaml" else "overlay" if path.parent.name == "extensions" else "entry"
+        kind = "map" if path.name == "map.yaml" else "levers" if path.name == "levers.yaml" else \
+            "overlay" if path.parent.name == "extensions" else "entry"
         jsonschema.validate(_yaml(path), kinds[kind])
         assert f"$schema=" in path.read_text().splitlines()[0] or kind != "entry", path
 

@@ -92,7 +92,8 @@ def test_the_site_has_every_page(pages) -> None:
     assert sorted(pages) == ["demo/D1.md", "demo/D2.md", "demo/G1.md", "demo/P1.md",
                              "demo/census.md", "demo/editions/0.8.0-to-1.0.0.md", "demo/editions/index.md",
                              "demo/index.md", "demo/map.md", "demo/problems.md",
-                             "downloads/demo-decision-map.md", "extensions/demo-ext.md", "index.md"]
+                             "downloads/demo-decision-map.md", "extensions/demo-ext.md", "extensions/index.md",
+                             "index.md"]
     assert [p for p in pages if is_download(p)] == ["downloads/demo-decision-map.md"]
     assert [p for p in pages if is_entry_page(p)] == ["demo/D1.md", "demo/D2.md", "demo/G1.md", "demo/P1.md"]
 

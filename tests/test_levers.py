@@ -1,0 +1,300 @@
+"""`levers`, pinned extension overlays and `new --extension`: small inline packages for exact
+assertions, real packages from the npm registry (fetched at test time, as pi is) for the rest."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_cli
+
+from generator.fetch import SourceTree
+from generator.levers import NoExtension, extension_entries, known_levers, read_levers
+from generator.load import load_maps
+
+DECISIONS = ROOT / "decisions"
+
+
+def table():
+    return load_maps(DECISIONS, editions=False)[0].levers
+
+
+def package(tmp_path: Path, files: dict[str, str]) -> SourceTree:
+    """A package's files as npm ships them, as a source tree."""
+    digests = {}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+        digests[name] = {"size": len(text.encode()), "sha256": hashlib.sha256(text.encode()).hexdigest()}
+    return SourceTree(tmp_path, "1.0.0", digests)
+
+
+MANIFEST = json.dumps({"name": "x", "pi": {"extensions": ["./index.ts"]}})
+
+
+def found(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, str, int]]:
+    report = read_levers(package(tmp_path, {"package.json": MANIFEST, **files}), "x", "1.0.0", table())
+    return [(u.lever, u.file, u.line) for u in report.levers]
+
+
+def test_handlers_through_an_alias_destructuring_and_a_wrapper_are_found_at_their_lines(tmp_path):
+    index = """\
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { listen } from "./wrap";
+export default function (pi: ExtensionAPI) {
+  const api = pi;
+  api.on("tool_call", async () => ({ block: true }));
+  const { on, registerTool: add } = pi;
+  on("turn_end", () => {});
+  add({ name: "t" });
+  function watch(name: string) {
+    pi.on(name, () => {});
+  }
+  watch("input");
+  watch("context");
+  listen(pi, "agent_before_settle");
+  for (const event of ["session_start", "message_end"]) pi.on(event, () => {});
+  pi.on(computeName(), () => {});
+}
+"""
+    wrap = """\
+export function listen(api, event) {
+  api.on(event, () => undefined);
+}
+"""
+    assert found(tmp_path, {"index.ts": index, "wrap.ts": wrap}) == [
+        ("tool_call", "index.ts", 5), ("turn_end", "index.ts", 7), ("registerTool", "index.ts", 8),
+        ("input", "index.ts", 12), ("context", "index.ts", 13), ("agent_before_settle", "index.ts", 14),
+        ("message_end", "index.ts", 15), ("session_start", "index.ts", 15)]
+    report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index, "wrap.ts": wrap}), "x",
+                         "1.0.0", table())
+    assert report.unresolved == (("index.ts", 16),)  # a computed name is reported, not guessed
+    assert report.files == ("index.ts", "wrap.ts")  # wrap.ts is read because index.ts imports it
+
+
+def test_api_ctx_process_and_network_calls_and_their_decisions(tmp_path):
+    index = """\
+import { spawn as run } from "node:child_process";
+import * as https from "https";
+const cp = require("child_process");
+export default (pi) => {
+  pi.registerCommand("x", { handler: async (args, ctx) => {
+    if (await ctx.ui.confirm("go?", "really")) ctx.abort();
+    const ui = ctx.ui;
+    await ui.select("pick", ["a"]);
+  } });
+  pi.sendMessage({ customType: "x", content: "y" }, { triggerTurn: true });
+  run("git", ["status"]);
+  cp.execFile("gh", []);
+  https.request("https://example.com");
+  fetch("https://example.com");
+  new WebSocket("wss://example.com");
+  pi.exec("ls", []);
+  const controller = new AbortController();
+  controller.abort();
+};
+"""
+    report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index}), "x", "1.0.0", table())
+    got = {(u.lever, u.line): (u.kind, u.decisions) for u in report.levers}
+    rows = {row.lever: row for row in table()}
+    assert got == {
+        ("registerCommand", 5): ("api", rows["registerCommand"].decisions),
+        ("ctx.ui.confirm", 6): ("api", rows["ctx.ui.confirm"].decisions),
+        ("ctx.abort", 6): ("api", rows["ctx.abort"].decisions),
+        ("ctx.ui.select", 8): ("api", rows["ctx.ui.select"].decisions),
+        ("sendMessage", 10): ("api", rows["sendMessage"].decisions),
+        ("child_process.spawn", 11): ("process", ()),
+        ("child_process.execFile", 12): ("process", ()),
+        ("https.request", 13): ("network", ()),
+        ("fetch", 14): ("network", ()),
+        ("WebSocket", 15): ("network", ()),
+        ("pi.exec", 16): ("process", ()),
+    }  # an AbortController's abort() is not ctx.abort
+    assert "G1" in rows["sendMessage"].decisions and "D1" in rows["ctx.ui.confirm"].decisions
+
+
+def test_every_lever_the_code_can_name_has_a_row_in_the_table():
+    assert known_levers() - {row.lever for row in table()} == set()
+
+
+def test_entries_are_found_the_way_pis_package_manager_finds_them(tmp_path):
+    tree = package(tmp_path / "a", {"package.json": json.dumps({"pi": {"video": "x"}}),
+                                    "extensions/one.ts": "export default () => {}",
+                                    "extensions/two/index.ts": "export default () => {}",
+                                    "extensions/.hidden.ts": "", "index.ts": ""})
+    assert extension_entries(tree, "a@1") == ["extensions/one.ts", "extensions/two/index.ts"]
+    skills_only = package(tmp_path / "b", {"package.json": json.dumps({"pi": {"skills": ["./skills"]}}),
+                                           "extensions/one.ts": "", "skills/s.md": ""})
+    with pytest.raises(NoExtension, match="lists skills but no extension"):
+        extension_entries(skills_only, "b@1")  # a manifest that lists resources is all pi reads
+    bare = package(tmp_path / "c", {"package.json": "{}", "index.ts": "export default (pi) => pi.on('x')"})
+    with pytest.raises(NoExtension, match="no `pi.extensions`"):
+        extension_entries(bare, "c@1")  # a root index.ts is not found in an installed package
+
+
+@pytest.mark.network
+def test_levers_of_a_real_extension_agree_with_its_code():
+    run = run_cli("levers", "pi-web-access@0.28.0", "--format", "json", "--quiet")
+    assert run.code == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["package"] == "pi-web-access" and report["version"] == "0.28.0"
+    levers = {(u["lever"], u["file"], u["line"]) for u in report["levers"]}
+    # read from index.ts at 0.28.0: four tools, three session events, the background fetch's messages
+    assert {("registerTool", "index.ts", n) for n in (1782, 2380, 2479, 2823)} <= levers
+    assert {("session_start", "index.ts", 1766), ("session_tree", "index.ts", 1767),
+            ("session_shutdown", "index.ts", 1769), ("sendMessage", "index.ts", 1109),
+            ("pi.exec", "index.ts", 859), ("http.createServer", "curator-server.ts", 353)} <= levers
+    assert not any(u["kind"] == "event" and u["lever"] in ("tool_call", "context") for u in report["levers"])
+    tool = next(u for u in report["levers"] if u["lever"] == "registerTool")
+    assert set(tool) == {"lever", "kind", "file", "line", "decisions"} and "C5" in tool["decisions"]
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("spec, words", [
+    ("pi-no-such-package-ever-3c1f@1.0.0", ("does not exist",)),
+    ("pi-web-access@0.0.1", ("no version 0.0.1", "0.28.0")),
+    ("left-pad@1.3.0", ("holds no pi extension",)),
+    ("pi-web-access@latest", ("not an exact version",)),
+])
+def test_levers_refuses_what_is_not_an_extension_release(spec, words):
+    run = run_cli("levers", spec, "--quiet")
+    assert run.code == 2, (run.stdout, run.stderr)
+    assert "Traceback" not in run.stderr
+    for word in words:
+        assert word in run.stderr, run.stderr
+
+
+def _copy(tmp_path: Path) -> Path:
+    decisions = tmp_path / "decisions"
+    shutil.copytree(DECISIONS, decisions)
+    return decisions
+
+
+@pytest.mark.network
+def test_verify_checks_an_extensions_citations_and_fails_when_it_moves_to_another_release(tmp_path):
+    from generator.fetch import registry_integrity
+
+    decisions = _copy(tmp_path)
+    overlay = decisions / "pi" / "extensions" / "pi-web-access.yaml"
+    run = run_cli("verify", "--decisions", decisions, "--format", "json", "--quiet", overlay)
+    assert run.code == 0, run.stderr
+    rows = json.loads(run.stdout)["citations"]
+    assert rows and {r["map"] for r in rows} == {"npm-pi-web-access"} and {r["status"] for r in rows} == {"ok"}
+    # moved by hand to an older real release: resolved from 0.28.0 to 0.13.0, and drift is found
+    text = overlay.read_text()
+    text = re.sub(r'^version: .*$', 'version: "0.13.0"', text, flags=re.M)
+    text = re.sub(r'^integrity: .*$', f'integrity: {registry_integrity("pi-web-access@0.13.0")}', text, flags=re.M)
+    overlay.write_text(text)
+    run = run_cli("verify", "--decisions", decisions, "--format", "json", "--quiet", overlay)
+    assert run.code == 1, run.stderr
+    statuses = {r["status"] for r in json.loads(run.stdout)["citations"]}
+    assert statuses - {"ok", "moved"}, statuses  # some cited code is not in the older release
+    # a pin whose integrity is not the registry's is refused, not fetched
+    overlay.write_text(re.sub(r'^integrity: .*$', f'integrity: {registry_integrity("pi-web-access@0.28.0")}',
+                              text, flags=re.M))
+    run = run_cli("verify", "--decisions", decisions, "--quiet", overlay)
+    assert run.code == 2 and "integrity" in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.mark.network
+def test_new_extension_scaffolds_an_overlay_that_loads_and_verifies_once_written(tmp_path):
+    decisions = _copy(tmp_path)
+    (decisions / "pi" / "extensions" / "pi-web-access.yaml").unlink()
+    run = run_cli("new", "--decisions", decisions, "--extension", "pi-web-access@0.28.0")
+    assert run.code == 0, run.stderr
+    overlay = decisions / "pi" / "extensions" / "pi-web-access.yaml"
+    text = overlay.read_text()
+    assert text.count("- lever: ") == 9 and "lever: registerTool" in text and "runs:" in text
+    assert 'version: "0.28.0"' in text and "integrity: sha512-" in text
+    run = run_cli("verify", "--decisions", decisions, "--quiet", overlay)
+    assert run.code == 2 and "placeholder" in run.stderr  # not before every TODO is written
+    overlay.write_text(re.sub(r"TODO\b[^\n]*", "Written from the code.", text))
+    run = run_cli("verify", "--decisions", decisions, "--format", "json", "--quiet", overlay)
+    assert run.code == 0, run.stderr
+    assert {r["status"] for r in json.loads(run.stdout)["citations"]} == {"ok"}
+
+
+@pytest.mark.network
+def test_levers_follows_the_api_object_into_a_helper_module_of_a_scoped_package():
+    # @aliou/pi-processes registers its tool_call handler in a helper that takes the API object
+    run = run_cli("levers", "@aliou/pi-processes@0.12.0", "--format", "json", "--quiet")
+    assert run.code == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["package"] == "@aliou/pi-processes"
+    assert {"lever": "tool_call", "kind": "event", "file": "extensions/processes/hooks/background-blocker.ts",
+            "line": 186} == {k: v for k, v in next(u for u in report["levers"] if u["lever"] == "tool_call").items()
+                             if k != "decisions"}
+    assert "D2" in next(u for u in report["levers"] if u["lever"] == "tool_call")["decisions"]
+
+
+@pytest.mark.network
+def test_bump_extension_moves_it_to_another_release_with_its_own_edition(tmp_path):
+    from generator.fetch import registry_integrity
+
+    decisions = _copy(tmp_path)
+    overlay = decisions / "pi" / "extensions" / "pi-web-access.yaml"
+    run = run_cli("bump", "--extension", "pi-web-access", "0.13.0", "--decisions", decisions, "--quiet",
+                  env={"DECISION_MAP_SKIP_PROBES": "1"})
+    assert run.code == 1, run.stderr  # some cited code is not in 0.13.0: a person must re-read it
+    text = overlay.read_text()
+    assert 'version: "0.13.0"' in text and 'checked_at: "0.13.0"' in text
+    assert registry_integrity("pi-web-access@0.13.0") in text
+    edition = decisions / "pi" / "extensions" / "pi-web-access" / "editions" / "0.28.0-to-0.13.0.yaml"
+    assert "id: pi-web-access" in edition.read_text()
+    assert (decisions / "pi" / "map.yaml").read_text() == (DECISIONS / "pi" / "map.yaml").read_text()
+    run = run_cli("verify", "--decisions", decisions, "--quiet", overlay)
+    assert run.code == 1  # the drifted citations wait for a person, at the release they were checked at
+
+
+@pytest.mark.network
+def test_extension_probes_show_the_change_and_fail_where_it_is_not_seen():
+    run = run_cli("probe", "pi-web-access", "pi-prompt-template-model", "--format", "json", "--quiet")
+    assert run.code == 0, run.stderr
+    rows = {r["id"]: r for r in json.loads(run.stdout)["probes"]}
+    assert rows["pi-web-access"]["result"]["offered_with"] is True
+    assert rows["pi-prompt-template-model"]["result"]["template_thinking"] == "high"
+    run = run_cli("probe", "pi-web-access", "pi-prompt-template-model", "--format", "json", "--quiet",
+                  env={"PROBE_WITHOUT": "1"})  # the extension left out: neither change is seen
+    assert run.code == 1, run.stderr
+    assert {r["status"] for r in json.loads(run.stdout)["probes"]} == {"fails"}
+
+
+@pytest.mark.network
+def test_the_site_shows_extensions_by_group_their_levers_and_the_decisions_they_change(pi_cache, monkeypatch):
+    from generator.render import render_folder
+
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
+    pages = render_folder(DECISIONS, ROOT / "site_src").pages
+    index = pages["extensions/index.md"]
+    for name in ("pi-web-access", "pi-prompt-template-model", "pi-turn-limit"):
+        assert f"[{name}]({name}.md)" in index
+    assert 'data-groups="CG" data-npm="yes"' in index and "not on npm" in index
+    page = pages["extensions/pi-web-access.md"]
+    assert "## Its levers" in page and "<code>registerTool</code> · api" in page
+    assert "](https://unpkg.com/pi-web-access@0.28.0/index.ts)" in page
+    assert "## What it runs" in page and "## Where it connects" in page and "## What it does not change" in page
+    assert "[C5](../pi/C5.md)" in page
+    assert "[pi-web-access](../extensions/pi-web-access.md) (<code>registerTool</code>)" in pages["pi/C5.md"]
+    assert "[pi-prompt-template-model](../extensions/pi-prompt-template-model.md)" in pages["pi/C6.md"]
+    assert "Mapped npm extensions" not in pages["pi/E9.md"]
+    for seed in ("pi-turn-limit", "pi-todo-loop", "pi-roundtable"):
+        assert "is not in the npm registry" in pages[f"extensions/{seed}.md"]
+
+
+def test_the_loader_refuses_an_unpinned_overlay_that_cites_code_and_a_stray_extension_probe(tmp_path):
+    from generator.errors import InputError
+
+    decisions = _copy(tmp_path)
+    (decisions / "pi" / "extensions" / "probes" / "stray.mjs").write_text("console.log('{}')\n")
+    overlay = decisions / "pi" / "extensions" / "pi-web-access.yaml"
+    overlay.write_text(re.sub(r"^integrity: .*\n", "", overlay.read_text(), flags=re.M))
+    with pytest.raises(InputError) as caught:
+        load_maps(decisions, editions=False)
+    messages = [str(p) for p in caught.value.problems]
+    assert any("stray.mjs: no overlay runs this probe" in m for m in messages), messages
+    assert any("pi-web-access.yaml" in m and "needs the package pinned" in m for m in messages), messages
