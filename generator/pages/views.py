@@ -521,7 +521,7 @@ def _probe(entry: Entry, result: Any) -> ProbeView | None:
                      str(getattr(result, "version", "")), script.rstrip("\n"), script_path.name,
                      json.dumps(shown, indent=2, ensure_ascii=False) if shown is not None else "",
                      getattr(result, "seconds", None), str(getattr(result, "message", "") or ""),
-                     observed(outcome), entry.id)
+                     observed(outcome), getattr(entry, "id", None) or entry.extension)  # an overlay: its name
 
 
 OBSERVED_CHARACTERS = 600  # the longest excerpt of what pi printed or sent a page shows
