@@ -38,6 +38,9 @@ BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networkin
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 WIDTHS = (1280, 390)
 REAL_SITE_URL = "http://127.0.0.1:8000/pi-decision-map/"  # a sub-path, as a project site is published
+# Where the real site's links back point in the tests: an address a publisher would give (none is
+# set by default, as this checkout names no remote).
+REAL_SITE_REPOSITORY = "https://git.example/owner/pi-decision-map"
 D1_PERMALINK = ("https://github.com/earendil-works/pi/blob/v1.6.0/packages/coding-agent/src/core/"
                 "agent-session.ts#L723-L746")
 DEMO_PAGES = ("", "demo/", "demo/map/", "demo/D1/", "demo/P1/", "demo/problems/", "demo/census/",
@@ -107,7 +110,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 def _build(config: Path, site: Path, cache: Path) -> None:
     run = run_cli("build", "--config", config, "--site-dir", site, "--quiet",
-                  env={**QUIET, "DECISION_MAP_CACHE": str(cache), "DECISION_MAP_SITE_URL": REAL_SITE_URL})
+                  env={**QUIET, "DECISION_MAP_CACHE": str(cache), "DECISION_MAP_SITE_URL": REAL_SITE_URL,
+                       "DECISION_MAP_REPOSITORY": REAL_SITE_REPOSITORY})
     assert run.code == 0, run.stderr
 
 
@@ -970,7 +974,7 @@ def test_an_extension_page_shows_what_it_adds_and_what_it_overrides(page, real_s
 
 @pytest.mark.network
 def test_every_page_links_back_to_its_source(page, real_site, width) -> None:
-    repo = "https://github.com/pi-decision-map/pi-decision-map"
+    repo = REAL_SITE_REPOSITORY
     _open(page, real_site, "pi/D1/")
     footer = page.locator(".dm-links-back")
     assert footer.get_by_role("link", name="Source of this site").get_attribute("href") == repo

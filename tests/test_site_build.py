@@ -341,15 +341,15 @@ def test_the_sitemap_lists_every_page_and_the_404_page_works_under_a_sub_path(de
     assert ">How demo decides, in short</a>" in ways and ">Search the site</a>" in ways
 
 
-def test_the_site_address_is_the_published_one_unless_the_environment_names_another(monkeypatch, demo,
-                                                                                tmp_path: Path) -> None:
-    """Unset, the address is where the site is published, so canonical links and the sitemap are
-    right by default; DECISION_MAP_SITE_URL gives another (a fork, or the local preview, whose 404
-    page works at the root)."""
+def test_the_site_address_is_the_local_preview_unless_the_environment_names_one(monkeypatch, demo,
+                                                                              tmp_path: Path) -> None:
+    """Unset, the address is the local preview's, so a build never names a host it is not on;
+    DECISION_MAP_SITE_URL gives the published one (or a fork's), whose 404 page works under a
+    sub-path."""
     from mkdocs.config import load_config
 
     monkeypatch.delenv("DECISION_MAP_SITE_URL", raising=False)
-    assert load_config(str(ROOT / "mkdocs.yml")).site_url == "https://pi-decision-map.github.io/pi-decision-map/"
+    assert load_config(str(ROOT / "mkdocs.yml")).site_url == "http://127.0.0.1:8000/"
     monkeypatch.setenv("DECISION_MAP_SITE_URL", "https://owner.github.io/repo/")
     assert load_config(str(ROOT / "mkdocs.yml")).site_url == "https://owner.github.io/repo/"
     replace_in(demo.config, f"site_url: {DEMO_SITE_URL}", "site_url: http://127.0.0.1:8000/")
