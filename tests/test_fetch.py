@@ -433,3 +433,69 @@ def test_source_map_path_through_a_symlink_is_refused(tmp_path: Path) -> None:
     with pytest.raises(FetchError, match="leads outside the package's folder"):
         _rebuild_sources(package, destination, "@demo/agent@1.0.0")
     assert list(outside.iterdir()) == []
+
+
+# --- renames, as the history repository's git reports them ------------------------------------------
+
+
+def test_every_rename_among_other_changes_is_found(tmp_path: Path) -> None:
+    from generator.fetch import renamed_files
+    files = {name: f"export const {name[0]} = '{name}';\n" * 8 for name in ("a.ts", "b.ts", "c.ts", "gone.ts")}
+    project = make_project(tmp_path, {"1": files, "2": {"a.ts": files["a.ts"] + "// edited\n", "b2.ts": files["b.ts"],
+                                                        "c2.ts": files["c.ts"], "new.ts": "export const n = 1;\n"}})
+    [demo] = load_maps(project.decisions)
+    fetch_tree(demo, "1", quiet=True)
+    fetch_tree(demo, "2", quiet=True)
+    assert renamed_files(demo, "1", "2") == {"b.ts": "b2.ts", "c.ts": "c2.ts"}
+    assert renamed_files(demo, "1", "3") == {}  # a version never fetched: no renames known
+
+
+@pytest.mark.parametrize("setting", ["false", "copies"])
+def test_renames_are_found_whatever_the_users_git_configuration_says(tmp_path: Path, monkeypatch, setting) -> None:
+    """Rename detection is asked for, not left to `diff.renames`: off, or set to report copies too
+    (each copy is a line of its own that must be read past)."""
+    from generator.fetch import renamed_files
+    config = tmp_path / "gitconfig"
+    config.write_text(f"[diff]\n\trenames = {setting}\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    body = "".join(f"export const v{n} = {n};\n" for n in range(12))
+    project = make_project(tmp_path, {"1": {"a.ts": body, "b.ts": "export const b = 'b';\n" * 8},
+                                      "2": {"a.ts": body + "// edited\n", "copy.ts": body,
+                                            "b2.ts": "export const b = 'b';\n" * 8}})
+    [demo] = load_maps(project.decisions)
+    fetch_tree(demo, "1", quiet=True)
+    fetch_tree(demo, "2", quiet=True)
+    assert renamed_files(demo, "1", "2") == {"b.ts": "b2.ts"}
+
+
+# --- rebuilding sources from the tarball's source maps ----------------------------------------------
+
+
+def test_a_broken_source_map_or_one_without_sources_does_not_stop_the_others(tmp_path: Path) -> None:
+    from generator.fetch import _rebuild_sources
+    package = tarball(tmp_path / "pkg.tgz", {
+        "dist/broken.js.map": "{not json",
+        "dist/empty.js.map": source_map({"../src/empty.ts": "x"}, with_content=False),
+        "dist/data.json": source_map({"../src/data.ts": "not a source map's source\n"}),
+        "dist/agent.js.map": source_map({"../src/agent.ts": AGENT_TS}),
+    })
+    destination = tmp_path / "packages" / "agent"
+    assert _rebuild_sources(package, destination, "@demo/agent@1.0.0") == 1
+    assert sorted(p.relative_to(destination).as_posix() for p in destination.rglob("*") if p.is_file()) == [
+        "src/agent.ts"]
+
+
+def test_a_source_map_at_the_top_of_the_tarball_is_read(tmp_path: Path) -> None:
+    import io
+    import tarfile
+
+    from generator.fetch import _rebuild_sources
+    package = tmp_path / "pkg.tgz"
+    data = source_map({"src/agent.ts": AGENT_TS}).encode()
+    with tarfile.open(package, "w:gz") as archive:
+        info = tarfile.TarInfo("agent.js.map")
+        info.size = len(data)
+        archive.addfile(info, io.BytesIO(data))
+    destination = tmp_path / "packages" / "agent"
+    assert _rebuild_sources(package, destination, "@demo/agent@1.0.0") == 1
+    assert (destination / "src" / "agent.ts").read_text() == AGENT_TS
