@@ -499,3 +499,35 @@ def test_a_source_map_at_the_top_of_the_tarball_is_read(tmp_path: Path) -> None:
     destination = tmp_path / "packages" / "agent"
     assert _rebuild_sources(package, destination, "@demo/agent@1.0.0") == 1
     assert (destination / "src" / "agent.ts").read_text() == AGENT_TS
+
+
+def test_source_maps_with_gaps_still_give_every_source_they_hold(tmp_path: Path) -> None:
+    """A map without `sources`, a source without content, one that resolves to the folder above or
+    to a bundled dependency: each is passed over, and the sources after it are still written, two
+    of them in one folder."""
+    from generator.fetch import _rebuild_sources
+    package = tarball(tmp_path / "pkg.tgz", {
+        "dist/nameless.js.map": json.dumps({"version": 3, "sourcesContent": ["lost"]}),
+        "dist/agent.js.map": source_map({"../node_modules/dep/index.ts": "bundled", "../..": "the folder above",
+                                         "../src/gone.ts": None, "../src/agent.ts": AGENT_TS,
+                                         "../src/tools.ts": "export const tools = [];\n"}),
+    })
+    destination = tmp_path / "box" / "packages" / "agent"
+    assert _rebuild_sources(package, destination, "@demo/agent@1.0.0") == 2
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()) == [
+        "box/packages/agent/src/agent.ts", "box/packages/agent/src/tools.ts", "pkg.tgz"]
+
+
+@pytest.mark.parametrize("algorithm", ["sha512", "sha384", "sha256", "sha1"])
+def test_every_integrity_algorithm_the_registry_gives_is_checked(tmp_path: Path, algorithm: str) -> None:
+    from generator.errors import FetchError
+    from generator.fetch import _check_integrity
+    package = tmp_path / "pkg.tgz"
+    package.write_bytes(b"the tarball's bytes")
+
+    def hashed(data: bytes) -> str:
+        return f"{algorithm}-" + base64.b64encode(hashlib.new(algorithm, data).digest()).decode()
+
+    _check_integrity(package, hashed(b"the tarball's bytes"), "@demo/agent@1.0.0")  # accepted
+    with pytest.raises(FetchError, match=rf"the tarball does not match the registry's integrity hash \({algorithm}\)"):
+        _check_integrity(package, hashed(b"other bytes"), "@demo/agent@1.0.0")
