@@ -531,3 +531,28 @@ def test_every_integrity_algorithm_the_registry_gives_is_checked(tmp_path: Path,
     _check_integrity(package, hashed(b"the tarball's bytes"), "@demo/agent@1.0.0")  # accepted
     with pytest.raises(FetchError, match=rf"the tarball does not match the registry's integrity hash \({algorithm}\)"):
         _check_integrity(package, hashed(b"other bytes"), "@demo/agent@1.0.0")
+
+
+# --- the cache's own folders ----------------------------------------------------------------------
+
+
+def test_a_cache_folder_that_does_not_exist_yet_is_made_with_its_lock(tmp_path: Path, monkeypatch) -> None:
+    project = two_versions(tmp_path)
+    cache = tmp_path / "home" / ".cache" / "pi-decision-map"  # a first run: none of it exists
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(cache))
+    monkeypatch.chdir(tmp_path)
+    [demo] = load_maps(project.decisions)
+    assert fetch_tree(demo, "1", quiet=True).has_file("src/a.ts")
+    assert any(p.name.endswith("-1.lock") for p in (cache / "locks").iterdir())  # the tree's own lock
+    assert not (tmp_path / "None").exists()
+
+
+def test_a_cache_that_cannot_be_made_is_named(tmp_path: Path, monkeypatch) -> None:
+    from generator.errors import FetchError
+    project = two_versions(tmp_path)
+    (tmp_path / "a-file").write_text("not a folder")
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path / "a-file" / "cache"))
+    [demo] = load_maps(project.decisions)
+    with pytest.raises(FetchError) as refused:
+        fetch_tree(demo, "1", quiet=True)
+    assert str(refused.value) == f"cannot create the cache at {tmp_path / 'a-file' / 'cache'}: Not a directory"
