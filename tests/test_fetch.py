@@ -556,3 +556,15 @@ def test_a_cache_that_cannot_be_made_is_named(tmp_path: Path, monkeypatch) -> No
     with pytest.raises(FetchError) as refused:
         fetch_tree(demo, "1", quiet=True)
     assert str(refused.value) == f"cannot create the cache at {tmp_path / 'a-file' / 'cache'}: Not a directory"
+
+
+def test_a_cached_tree_of_another_layout_or_version_is_not_used(tmp_path: Path) -> None:
+    from generator.fetch import FORMAT, _open
+    entry = tmp_path / "1"
+    entry.mkdir()
+    for manifest in ({"format": FORMAT - 1, "version": "1", "files": {}},  # before the layout changed
+                     {"format": FORMAT, "version": "2", "files": {}}):
+        (entry / MANIFEST).write_text(json.dumps(manifest))
+        assert _open(entry, "1") is None
+    (entry / MANIFEST).write_text(json.dumps({"format": FORMAT, "version": "1", "files": {}}))
+    assert _open(entry, "1") is not None
