@@ -121,7 +121,6 @@ TESTS = {
     # the registry and git faked or local (tests/test_faults.py's registry): no network
     "generator/fetch.py": ["tests/test_fetch_messages.py", "tests/test_fetch.py", "tests/test_faults.py", "tests/test_load.py",
                            "tests/test_records.py::test_a_file_git_sees_renamed_is_followed",
-                           "tests/test_records.py::test_a_rename_is_followed_whatever_the_users_git_configuration_says",
                            "tests/test_record_command.py::test_renames_are_followed_from_each_citations_own_version"],
     # the leak check on its own (what it finds and what it lets through), then on every rendered page
     "generator/page_check.py": ["tests/test_page_check.py",

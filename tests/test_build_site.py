@@ -153,7 +153,7 @@ def test_a_quiet_build_shows_no_information_lines(demo, tmp_path, capsys) -> Non
     try:
         build_site(demo.config, tmp_path / "site", quiet=True)
         assert not [r for r in records if r.levelno < logging.WARNING]
-        build_site(demo.config, tmp_path / "site", quiet=False)
+        build_site(demo.config, tmp_path / "site")  # not quiet unless asked
         assert [r for r in records if r.levelno == logging.INFO]
     finally:
         loud.removeHandler(keep)

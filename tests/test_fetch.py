@@ -433,3 +433,138 @@ def test_source_map_path_through_a_symlink_is_refused(tmp_path: Path) -> None:
     with pytest.raises(FetchError, match="leads outside the package's folder"):
         _rebuild_sources(package, destination, "@demo/agent@1.0.0")
     assert list(outside.iterdir()) == []
+
+
+# --- renames, as the history repository's git reports them ------------------------------------------
+
+
+def test_every_rename_among_other_changes_is_found(tmp_path: Path) -> None:
+    from generator.fetch import renamed_files
+    files = {name: f"export const {name[0]} = '{name}';\n" * 8 for name in ("a.ts", "b.ts", "c.ts", "gone.ts")}
+    project = make_project(tmp_path, {"1": files, "2": {"a.ts": files["a.ts"] + "// edited\n", "b2.ts": files["b.ts"],
+                                                        "c2.ts": files["c.ts"], "new.ts": "export const n = 1;\n"}})
+    [demo] = load_maps(project.decisions)
+    fetch_tree(demo, "1", quiet=True)
+    fetch_tree(demo, "2", quiet=True)
+    assert renamed_files(demo, "1", "2") == {"b.ts": "b2.ts", "c.ts": "c2.ts"}
+    assert renamed_files(demo, "1", "3") == {}  # a version never fetched: no renames known
+
+
+@pytest.mark.parametrize("setting", ["false", "copies"])
+def test_renames_are_found_whatever_the_users_git_configuration_says(tmp_path: Path, monkeypatch, setting) -> None:
+    """Rename detection is asked for, not left to `diff.renames`: off, or set to report copies too
+    (each copy is a line of its own that must be read past)."""
+    from generator.fetch import renamed_files
+    config = tmp_path / "gitconfig"
+    config.write_text(f"[diff]\n\trenames = {setting}\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    body = "".join(f"export const v{n} = {n};\n" for n in range(12))
+    project = make_project(tmp_path, {"1": {"a.ts": body, "b.ts": "export const b = 'b';\n" * 8},
+                                      "2": {"a.ts": body + "// edited\n", "copy.ts": body,
+                                            "b2.ts": "export const b = 'b';\n" * 8}})
+    [demo] = load_maps(project.decisions)
+    fetch_tree(demo, "1", quiet=True)
+    fetch_tree(demo, "2", quiet=True)
+    assert renamed_files(demo, "1", "2") == {"b.ts": "b2.ts"}
+
+
+# --- rebuilding sources from the tarball's source maps ----------------------------------------------
+
+
+def test_a_broken_source_map_or_one_without_sources_does_not_stop_the_others(tmp_path: Path) -> None:
+    from generator.fetch import _rebuild_sources
+    package = tarball(tmp_path / "pkg.tgz", {
+        "dist/broken.js.map": "{not json",
+        "dist/empty.js.map": source_map({"../src/empty.ts": "x"}, with_content=False),
+        "dist/data.json": source_map({"../src/data.ts": "not a source map's source\n"}),
+        "dist/agent.js.map": source_map({"../src/agent.ts": AGENT_TS}),
+    })
+    destination = tmp_path / "packages" / "agent"
+    assert _rebuild_sources(package, destination, "@demo/agent@1.0.0") == 1
+    assert sorted(p.relative_to(destination).as_posix() for p in destination.rglob("*") if p.is_file()) == [
+        "src/agent.ts"]
+
+
+def test_a_source_map_at_the_top_of_the_tarball_is_read(tmp_path: Path) -> None:
+    import io
+    import tarfile
+
+    from generator.fetch import _rebuild_sources
+    package = tmp_path / "pkg.tgz"
+    data = source_map({"src/agent.ts": AGENT_TS}).encode()
+    with tarfile.open(package, "w:gz") as archive:
+        info = tarfile.TarInfo("agent.js.map")
+        info.size = len(data)
+        archive.addfile(info, io.BytesIO(data))
+    destination = tmp_path / "packages" / "agent"
+    assert _rebuild_sources(package, destination, "@demo/agent@1.0.0") == 1
+    assert (destination / "src" / "agent.ts").read_text() == AGENT_TS
+
+
+def test_source_maps_with_gaps_still_give_every_source_they_hold(tmp_path: Path) -> None:
+    """A map without `sources`, a source without content, one that resolves to the folder above or
+    to a bundled dependency: each is passed over, and the sources after it are still written, two
+    of them in one folder."""
+    from generator.fetch import _rebuild_sources
+    package = tarball(tmp_path / "pkg.tgz", {
+        "dist/nameless.js.map": json.dumps({"version": 3, "sourcesContent": ["lost"]}),
+        "dist/agent.js.map": source_map({"../node_modules/dep/index.ts": "bundled", "../..": "the folder above",
+                                         "../src/gone.ts": None, "../src/agent.ts": AGENT_TS,
+                                         "../src/tools.ts": "export const tools = [];\n"}),
+    })
+    destination = tmp_path / "box" / "packages" / "agent"
+    assert _rebuild_sources(package, destination, "@demo/agent@1.0.0") == 2
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()) == [
+        "box/packages/agent/src/agent.ts", "box/packages/agent/src/tools.ts", "pkg.tgz"]
+
+
+@pytest.mark.parametrize("algorithm", ["sha512", "sha384", "sha256", "sha1"])
+def test_every_integrity_algorithm_the_registry_gives_is_checked(tmp_path: Path, algorithm: str) -> None:
+    from generator.errors import FetchError
+    from generator.fetch import _check_integrity
+    package = tmp_path / "pkg.tgz"
+    package.write_bytes(b"the tarball's bytes")
+
+    def hashed(data: bytes) -> str:
+        return f"{algorithm}-" + base64.b64encode(hashlib.new(algorithm, data).digest()).decode()
+
+    _check_integrity(package, hashed(b"the tarball's bytes"), "@demo/agent@1.0.0")  # accepted
+    with pytest.raises(FetchError, match=rf"the tarball does not match the registry's integrity hash \({algorithm}\)"):
+        _check_integrity(package, hashed(b"other bytes"), "@demo/agent@1.0.0")
+
+
+# --- the cache's own folders ----------------------------------------------------------------------
+
+
+def test_a_cache_folder_that_does_not_exist_yet_is_made_with_its_lock(tmp_path: Path, monkeypatch) -> None:
+    project = two_versions(tmp_path)
+    cache = tmp_path / "home" / ".cache" / "pi-decision-map"  # a first run: none of it exists
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(cache))
+    monkeypatch.chdir(tmp_path)
+    [demo] = load_maps(project.decisions)
+    assert fetch_tree(demo, "1", quiet=True).has_file("src/a.ts")
+    assert any(p.name.endswith("-1.lock") for p in (cache / "locks").iterdir())  # the tree's own lock
+    assert not (tmp_path / "None").exists()
+
+
+def test_a_cache_that_cannot_be_made_is_named(tmp_path: Path, monkeypatch) -> None:
+    from generator.errors import FetchError
+    project = two_versions(tmp_path)
+    (tmp_path / "a-file").write_text("not a folder")
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path / "a-file" / "cache"))
+    [demo] = load_maps(project.decisions)
+    with pytest.raises(FetchError) as refused:
+        fetch_tree(demo, "1", quiet=True)
+    assert str(refused.value) == f"cannot create the cache at {tmp_path / 'a-file' / 'cache'}: Not a directory"
+
+
+def test_a_cached_tree_of_another_layout_or_version_is_not_used(tmp_path: Path) -> None:
+    from generator.fetch import FORMAT, _open
+    entry = tmp_path / "1"
+    entry.mkdir()
+    for manifest in ({"format": FORMAT - 1, "version": "1", "files": {}},  # before the layout changed
+                     {"format": FORMAT, "version": "2", "files": {}}):
+        (entry / MANIFEST).write_text(json.dumps(manifest))
+        assert _open(entry, "1") is None
+    (entry / MANIFEST).write_text(json.dumps({"format": FORMAT, "version": "1", "files": {}}))
+    assert _open(entry, "1") is not None

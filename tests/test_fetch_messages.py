@@ -51,7 +51,9 @@ NO_REPOSITORY = f"cannot reach the git repository {URL}"
     ("stderr: 'fatal: '/nowhere' does not appear to be a git repository'", NO_REPOSITORY),
     ("stderr: 'fatal: Could not read from remote repository.'", NO_REPOSITORY),
     ("stderr: 'fatal: unable to access 'https://example.org/demo.git/': Could not resolve host'", NO_REPOSITORY),
-    ("Cmd('git') failed\n  stderr: 'fatal: early EOF'\n", f"git failed to fetch {URL} at {REF}: stderr: 'fatal: early EOF'"),
+    ("stderr: 'error: ref v9.9.9 did not match any known ref'", NO_REF),
+    ("Cmd('git') failed due to: exit code(128)\n  cmdline: git clone -v -- https://example.org/demo.git\n"
+     "  stderr: 'fatal: early EOF'\n", f"git failed to fetch {URL} at {REF}: stderr: 'fatal: early EOF'"),
 ])
 def test_each_git_failure_is_told_in_its_own_words(output, message) -> None:
     assert _git_failure(Exception(output), URL, REF) == message

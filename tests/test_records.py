@@ -536,17 +536,3 @@ def test_the_symbol_memo_is_named_after_the_resolver_that_filled_it(project, cap
     resolver = hashlib.sha256(Path(resolve.__file__).read_bytes()).hexdigest()[:12]
     assert [p.name for p in cache.glob("symbols-*.json")] == [f"symbols-{resolver}.json"]
 
-
-def test_a_rename_is_followed_whatever_the_users_git_configuration_says(tmp_path, capsys, monkeypatch) -> None:
-    """Rename detection is asked for, not left to `diff.renames` (a person may have it off)."""
-    config = tmp_path / "gitconfig"
-    config.write_text("[diff]\n\trenames = false\n")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
-    project = make_project(tmp_path, {
-        "1": {"src/session.ts": SESSION},
-        "2": {"src/session-state.ts": SESSION_2.replace("this.count = 0", "this.count = 1")},
-    }, {"D1": entry_yaml("D1", [("src/session.ts", "7-9")])})
-    code, rows = verify(capsys, project, "--target", "2")
-    assert code == 1
-    assert [(r["status"], r["resolved_file"], r["resolved"]) for r in rows] == [("moved", "src/session-state.ts", [10, 12])]
-    assert "renamed to src/session-state.ts" in rows[0]["detail"]

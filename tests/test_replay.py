@@ -93,3 +93,16 @@ def test_about_two_hundred_declarations_are_sampled_by_default(tmp_path, capsys)
     result = replay(decision_map, ["1", "2"])
     assert result.citations == 200 and dict(result.steps[0].counts) == {"ok": 200}
     assert capsys.readouterr().err == ""  # the fetch of each version is not shown
+
+
+def test_long_declarations_are_cited_by_a_few_lines_inside_only(tmp_path) -> None:
+    def function(name: str, body: int) -> str:
+        return f"function {name}() {{\n" + "".join(f"  step{n}();\n" for n in range(body)) + "}\n"
+
+    # edge: lines 1-81, 80 apart (the longest cited whole); over: 82-163, 81 apart; ten: 164-173
+    code = function("edge", 79) + function("over", 80) + function("ten", 8)
+    project = make_project(tmp_path, {"1": {"lib/code.js": code, "lib/notes.md": "# notes\n"}})
+    [decision_map] = load_maps(project.decisions)
+    assert sample_citations(Trees(decision_map, quiet=True), "1") == [
+        ("lib/code.js", 1, 81), ("lib/code.js", 2, 6), ("lib/code.js", 83, 87),
+        ("lib/code.js", 164, 173), ("lib/code.js", 165, 169)]
