@@ -45,6 +45,11 @@ def quoted(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def item(text: str) -> str:
+    """A list of one cited item (a lever or an exception) saying ``text``, after its key."""
+    return f"\n  - text: {quoted(text)}\n    cites: [{{file: src/a.ts, lines: 1-3}}]"
+
+
 def links(n: int) -> str:
     return " ".join(f"[link {n}-{i}]({address})" for i, address in enumerate(ADDRESSES))
 
@@ -71,12 +76,12 @@ def parsed(html: str) -> Page:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory):
-    """A one-entry map whose prose fields (answer, changed_by, a citation's note, the map's summary,
-    an overlay's how) each link to every address above; built once with `generator build`."""
+    """A one-entry map whose prose fields (answer, a lever and an exception, a citation's note, the
+    map's summary, an overlay's how) each link to every address above; built once with `generator build`."""
     root = tmp_path_factory.mktemp("link-escape")
     cites = f"  - file: src/a.ts\n    lines: 1-3\n    note: {quoted(links(3))}\n"
     project = make_project(root, {"1": {"src/a.ts": SOURCE}}, {
-        "D1": entry_yaml("D1", cites, changed_by=quoted(links(2))).replace(
+        "D1": entry_yaml("D1", cites, changed_by=item(links(2)), exceptions=item(links(6))).replace(
             "answer: Plain code.", f"answer: {quoted(links(1))}")})
     with project.map_yaml.open("a") as handle:
         handle.write(f"summary: {quoted(links(4))}\n")
@@ -111,7 +116,7 @@ def test_a_quote_in_a_link_address_never_becomes_an_attribute_in_the_built_html(
             if tag == "a" and "q.invalid/" in href:
                 assert unquote(href) in ADDRESSES, f"{path}: the address was cut: {href!r}"
                 found[unquote(href)] = found.get(unquote(href), 0) + 1
-    # every address reached a page whole, from each of the five fields
+    # every address reached a page whole, from each of the six fields
     assert set(found) == set(ADDRESSES), found
     assert min(found.values()) >= 5, found
 
