@@ -205,6 +205,7 @@ def test_verify_checks_an_extensions_citations_and_fails_when_it_moves_to_anothe
 def test_new_extension_scaffolds_an_overlay_that_loads_and_verifies_once_written(tmp_path):
     decisions = _copy(tmp_path)
     (decisions / "pi" / "extensions" / "pi-web-access.yaml").unlink()
+    (decisions / "pi" / "extensions" / "probes" / "pi-web-access.mjs").unlink()  # a scaffold has no probe yet
     run = run_cli("new", "--decisions", decisions, "--extension", "pi-web-access@0.28.0")
     assert run.code == 0, run.stderr
     overlay = decisions / "pi" / "extensions" / "pi-web-access.yaml"

@@ -152,7 +152,7 @@ def test_render_writes_the_same_pages_for_another_engine(demo, tmp_path: Path) -
     out = tmp_path / "pages"
     run = run_cli("render", "--decisions", demo.decisions, "--pages", demo.pages, "--out", out, "--quiet")
     assert run.code == 0, run.stderr
-    assert run.stdout.strip() == f"wrote 13 files to {out}"
+    assert run.stdout.strip() == f"wrote 14 files to {out}"
     written = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*.md")}
     assert written == render_folder(demo.decisions, demo.pages).pages
 
