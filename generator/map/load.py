@@ -281,7 +281,7 @@ def _citations(path: Path, raws: list[dict], lines: dict, where: tuple) -> list[
 
 
 def _items(path: Path, raws: list[dict] | None, lines: dict, key: str) -> tuple[Item, ...]:
-    return tuple(Item(raw["text"], tuple(_citations(path, raw["cites"], lines, (key, i, "cites"))), path,
+    return tuple(Item(raw["text"], tuple(_citations(path, raw.get("cites", []), lines, (key, i, "cites"))), path,
                       lines[(key, i)])
                  for i, raw in enumerate(raws or ()))
 
@@ -344,11 +344,7 @@ def _load_overlay(path: Path, problems: list[Problem]) -> Overlay | None:
     rev = values.get("reviewed")
 
     def cites(raw: dict, where: tuple) -> tuple[Citation, ...]:
-        return tuple(_citation(path, c, lines[where + ("cites", i)]) for i, c in enumerate(raw.get("cites", [])))
-
-    def items(key: str) -> tuple[Item, ...]:
-        return tuple(Item(raw["text"], cites(raw, (key, i)), path, lines[(key, i)])
-                     for i, raw in enumerate(values.get(key, [])))
+        return tuple(_citations(path, raw.get("cites", []), lines, where + ("cites",)))
 
     overlay = Overlay(
         extension=values["extension"], package=values.get("package"), version=values.get("version"),
@@ -358,7 +354,9 @@ def _load_overlay(path: Path, problems: list[Problem]) -> Overlay | None:
         levers=tuple(OverlayLever(raw["lever"], raw["kind"], tuple(raw["decisions"]), raw["text"],
                                   cites(raw, ("levers", i)), lines[("levers", i)])
                      for i, raw in enumerate(values.get("levers", []))),
-        runs=items("runs"), connects=items("connects"), unchanged=items("unchanged"),
+        runs=_items(path, values.get("runs"), lines, "runs"),
+        connects=_items(path, values.get("connects"), lines, "connects"),
+        unchanged=_items(path, values.get("unchanged"), lines, "unchanged"),
         probe=_probe(path, values, problems))
     return overlay if _pinned_overlay_ok(overlay, values, lines, problems) else None
 

@@ -179,7 +179,7 @@ class Card:
         return f"{1 + 0.05 / len(self.entry.id):.4f}"
 
     @property
-    def short(self) -> str:
+    def page_description(self) -> str:
         """The opening of the answer (or a problem's description), as prose: a page's description."""
         return prose.first_sentences(self.entry.answer or self.entry.description or "", at_most=170)
 
