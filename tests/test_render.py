@@ -793,7 +793,7 @@ def test_the_render_command_writes_the_site_with_its_pages_and_probe_results(dem
     """`render` (the site's Markdown without MkDocs): hand-written pages from --pages, and the
     probes' results on the entries' pages. The probe runner is replaced here by one that reports a
     holding result (running real pi probes is tested with pi itself, in test_probe.py)."""
-    from generator.probes import run
+    from generator.probes import run as probe
     from conftest import run_main
 
     (demo.map_folder / "probes").mkdir()
