@@ -274,7 +274,7 @@ def test_the_site_shows_extensions_by_group_their_levers_and_the_decisions_they_
     index = pages["extensions/index.md"]
     for name in ("pi-web-access", "pi-prompt-template-model", "pi-turn-limit"):
         assert f"[{name}]({name}.md)" in index
-    assert 'data-groups="CG" data-npm="yes"' in index and "not on npm" in index
+    assert 'data-groups="CDG" data-npm="yes"' in index and "not on npm" in index
     page = pages["extensions/pi-web-access.md"]
     assert "## Its levers" in page and "<code>registerTool</code> · api" in page
     assert "](https://unpkg.com/pi-web-access@0.28.0/index.ts)" in page
