@@ -22,11 +22,12 @@ that name) therefore also splits on the words lunr's filter drops (:data:`STOP_W
 query loses them before it is run, and on punctuation, so "(see" or "/compact" hold the word.
 
 A wildcard word is not stemmed either: "compaction" does not find "compacted", nor "reading"
-"read". So each entry's hit also carries, in fields a result never shows, the other forms of its
-words found anywhere in the index (:func:`word_family`: "compacted" brings "compaction") and the
-reader's words for the map's (:data:`READER_WORDS`): ``question_words`` for the words of the
-question, weighed as the question, ``answer_words`` for the short answer's, and the rest in
-``more``. They are words the entry already says, in other forms.
+"read". So each entry's hit also carries, in fields a result never shows, the noun and "-ing"
+forms of its words found anywhere in the index (:func:`word_family`: "compacted" brings
+"compaction" and "compacting") and the reader's words for the map's (:data:`READER_WORDS`):
+``question_words`` for the words of the question, weighed as the question, ``answer_words`` for
+the short answer's, and the rest in ``more``. They are words the entry already says, in other
+forms.
 
 The weights of the fields (:data:`FIELDS`) were tuned against the questions of
 ``tests/test_browser.py`` (``SEARCH_QUESTIONS``), with Material's own search run on the index
@@ -102,6 +103,10 @@ _ENDINGS = (("ations", "ate"), ("ation", "ate"), ("tions", "t"), ("tion", "t"), 
             ("ies", "y"), ("ied", "y"), ("ying", "y"), ("ings", ""), ("ing", ""), ("sses", "ss"), ("shes", "sh"),
             ("ches", "ch"), ("xes", "x"), ("ed", ""), ("es", "e"), ("s", ""))
 _TAG = re.compile(r"<[^>]*>")
+# The forms added: the noun and the "-ing" form ("compaction", "reading"), which a reader types for
+# a verb and which a prefix cannot reach. Not every form: a reader's "call" matches "calls", and a
+# hit that also held "called" and "calling" would score that word three times.
+_FORMS_ADDED = ("ion", "ions", "ing")
 _READER_WORDS = tuple((re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE), words) for pattern, words in READER_WORDS)
 
 
@@ -191,7 +196,7 @@ def _with_reader_words(doc: dict, families: Mapping[str, set[str]]) -> dict:
         found = {w for pattern, reader in _READER_WORDS if pattern.search(said) for w in reader.split()} - own
         if into != "more":  # the detail's forms would add more noise than answers (and weight)
             found |= {w for word in own for w in families.get(word_family(word), ())
-                      if not any(w.startswith(o) for o in own)}
+                      if w.endswith(_FORMS_ADDED) and not any(w.startswith(o) for o in own)}
         # a word that starts another one found or said adds nothing: search matches starts of words
         kept = sorted(w for w in found if not any(o != w and o.startswith(w) for o in found | own))
         if kept:
