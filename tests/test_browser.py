@@ -771,11 +771,12 @@ SEARCH_MISSES = (
      "4th: E9, E2 and E18 say \"long\" (a command that runs long, long output) with \"bash command\"; E5 asks about "
      "a shell command still running when you stop the agent, and never says \"long\""),
     ("what does the compaction summary keep", "F5",
-     "5th: F5's question and answer say \"summary\" but never \"compaction\" (only its detail does), while F6, F2 "
-     "and F7 say \"compaction\" in theirs"),
+     "5th: F5's question says \"summary\", but neither it nor the answer says \"compaction\" or \"keep\" (only its "
+     "detail says \"compaction\"); F6 and F2 say \"compaction\" in theirs, F7 \"summary\" in both"),
     ("which tools are enabled by default", "E1",
-     "5th: E1 says \"when nothing else is configured\" once, read as \"default\"; C5, P9 and C2 say \"default\" "
-     "(defaultTools, defaultActive) and \"tools\" in their answers and details many times"),
+     "5th: E1 says \"when nothing else is configured\" (read as \"default\") and \"turned on\" (read as "
+     "\"enabled\") once each; C5, P9 and C2 say \"default\", defaultTools or defaultActive and \"tools\" in their "
+     "answers or questions and again in their details")
 )
 
 
