@@ -776,7 +776,7 @@ SEARCH_MISSES = (
     ("which tools are enabled by default", "E1",
      "5th: E1 says \"when nothing else is configured\" (read as \"default\") and \"turned on\" (read as "
      "\"enabled\") once each; C5, P9 and C2 say \"default\", defaultTools or defaultActive and \"tools\" in their "
-     "answers or questions and again in their details")
+     "answers or questions and again in their details"),
 )
 
 
