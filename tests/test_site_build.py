@@ -7,18 +7,19 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, require, run_cli
 from generator.site.plugin import DecisionMapPlugin
 from generator.map.load import load_maps
 from generator.site.page_check import find_leaks
 from generator.site.render import render_folder
-from generator.site.search_index import shaped_docs
+from generator.site.search_index import SEPARATOR, STOP_WORDS, shaped_docs, word_family, words
 from site_fixtures.demo_site import DEMO_SITE_URL, make_demo_site, replace_in, tag_version
 
 QUIET = {"NO_MKDOCS_2_WARNING": "1"}
@@ -302,8 +303,10 @@ def test_the_search_index_has_one_hit_per_entry_and_no_code(demo, tmp_path: Path
     assert "lets the call run" in d1["text"]
     # a result shows the short answer and how many exceptions it has; the exceptions are searched, not shown
     assert d1["text"].endswith("(2 exceptions)") and "without any check" in d1["more"]
-    assert "more" in d1 and set(json.loads((site / "search" / "search_index.json").read_text())["config"]["fields"]) \
-        == {"title", "text", "more", "tags"}  # searched, never shown in a result
+    config = json.loads((site / "search" / "search_index.json").read_text())["config"]
+    # searched, never shown in a result: the detail, and other forms of the question's and answer's words
+    assert "more" in d1 and set(config["fields"]) == {"title", "question_words", "text", "answer_words", "more", "tags"}
+    assert config["separator"] == SEPARATOR
     everything = json.dumps(docs)
     assert "beforeToolCall(call" not in everything and "approvals = new Map" not in everything  # no code
     # an ID is a search term only in its entry's tags: everywhere else it carries a word joiner
@@ -317,9 +320,82 @@ def test_shaping_the_search_index_keeps_each_id_on_its_own_page() -> None:
             {"location": "pi/map/#group-d", "title": "D Permission", "text": "D1, D10, PD1 and D1x"}]
     shaped = shaped_docs(docs, {"pi/D1/": "D1", "pi/D10/": "D10"},
                          {"pi/D1/": {"text": "No.", "more": "unless D10"}})
-    assert shaped[0] == {"location": "pi/D1/", "title": "D\u20601 Is it asked?", "text": "No.", "more": "unless D\u206010"}
+    assert shaped[0] == {"location": "pi/D1/", "title": "D\u20601 Is it asked?", "text": "No.", "more": "unless D\u206010",
+                         "question_words": "asking confirm prompt"}  # a reader's words for "asked"
     assert shaped[1]["text"] == "unlike D\u20601" and shaped[1]["title"] == "D\u206010 Other"
     assert shaped[2]["text"] == "D\u20601, D\u206010, PD1 and D1x" and shaped[2]["boost"] < 1  # not an entry
+
+
+def test_the_stop_words_are_the_ones_material_search_leaves_out_of_the_index() -> None:
+    """The separator drops from a query the words lunr's filter drops from the index, no more
+    (a word it dropped that the index holds could no longer be found), no fewer."""
+    import material
+
+    worker = next((Path(material.__file__).parent / "templates" / "assets" / "javascripts" / "workers").glob(
+        "search.*.min.js"))
+    lunr_list = re.search(r"generateStopWordFilter\((\[[^\]]*\])\)", worker.read_text(encoding="utf-8"))
+    assert lunr_list and sorted(STOP_WORDS) == sorted(json.loads(lunr_list.group(1)))
+
+
+def test_search_words_are_split_as_materials_search_splits_them() -> None:
+    # stop words go, at the start of a sentence too; punctuation and entities split; a version, a
+    # file name's parts, an apostrophe and an identifier stay as a reader types them
+    assert words("When does auto-compaction start? (see /compact) &quot;Command aborted&quot;") == \
+        ["auto", "compaction", "start", "see", "compact", "command", "aborted"]
+    assert words("pi's v1.6.0 reads <code>AGENTS.md</code>, then tool_call; a the what") == \
+        ["pi's", "v1.6.0", "reads", "agents", "md", "tool_call"]
+    assert words("theme whatever another") == ["theme", "whatever", "another"]  # a stop word inside a word stays
+    # Material's highlighter rebuilds the separator from its "|"-split parts and blanks any part
+    # that is all lookahead or lookbehind: none is, so the page a result opens marks the same words
+    parts = SEPARATOR.split("|")
+    assert not [p for p in parts if re.sub(r"(\(\?[!=<][^)]+\))", "", p) == ""]
+
+
+def test_a_word_family_holds_the_forms_a_reader_types() -> None:
+    same = [("compaction", "compacted"), ("compacts", "compacting"), ("retries", "retrying"), ("retried", "retry"),
+            ("reading", "read"), ("stopped", "stop"), ("running", "runs"), ("finished", "finishes"),
+            ("files", "file"), ("sessions", "session"), ("processes", "process"), ("decides", "decided")]
+    assert [(a, b) for a, b in same if word_family(a) != word_family(b)] == []
+    apart = [("status", "stat"), ("region", "reg"), ("process", "proces"), ("general", "generation"), ("d1", "d10")]
+    assert [(a, b) for a, b in apart if word_family(a) == word_family(b)] == []
+
+
+def test_an_entry_hit_carries_the_other_forms_of_its_words_where_they_weigh_as_its_own() -> None:
+    docs = [{"location": "pi/F1/", "title": "F1 When must the conversation be compacted?", "text": "Once it is large."},
+            {"location": "pi/F6/", "title": "F6 What happens when a compaction fails?", "text": "It is retried."},
+            {"location": "pi/map/", "title": "Map", "text": "compacting, compacts and compact; fail"}]
+    shaped = {d["location"]: d for d in shaped_docs(docs, {"pi/F1/": "F1", "pi/F6/": "F6"},
+                                                    {"pi/F1/": {"text": "Once it is large.", "more": "stopped"},
+                                                     "pi/F6/": {"text": "It is retried.", "more": ""}})}
+    f1, f6 = shaped["pi/F1/"], shaped["pi/F6/"]
+    # the noun and "-ing" forms found anywhere in the index ("compacts" is not added: "compact" finds it)
+    assert f1["question_words"].split() == ["compacting", "compaction"]
+    assert f1["title"] == "F\u20601 When must the conversation be compacted?" and "big" in f1["answer_words"]
+    assert "escape" in f1["more"] and f1["more"].startswith("stopped")  # reader words of the detail join it
+    # "compaction" brings "compacting"; "fails" brings nothing: "failing" is nowhere in the index
+    assert f6["question_words"].split() == ["compacting"]
+    assert "retrying" in f6["answer_words"].split()
+    assert "question_words" not in shaped["pi/map/"]  # only an entry's own hit
+
+
+def test_materials_own_search_finds_the_entry_for_a_question_with_filler_words(demo, tmp_path: Path) -> None:
+    """The built demo index, searched by the search worker the site ships (bench/search_rank.mjs runs
+    it in Node): filler words match nothing, a word the entry says in another form finds it."""
+    require("node", shutil.which("node") is not None, "the search worker is run in Node")
+    site = tmp_path / "site"
+    assert mkdocs_build(demo.config, site).returncode == 0
+    worker = next((site / "assets" / "javascripts" / "workers").glob("search.*.min.js"))
+    asked = ["is the work done", "what is the", "who approves a risky tool", "ending"]
+    run = subprocess.run(["node", str(ROOT / "bench" / "search_rank.mjs")], capture_output=True, text=True,
+                         input=json.dumps({"worker": str(worker), "index": str(site / "search" / "search_index.json"),
+                                           "queries": asked}), timeout=120)
+    assert run.returncode == 0, run.stderr
+    links = {row["query"]: row["links"] for row in json.loads(run.stdout)}
+    assert links["is the work done"][:1] == ["demo/G1/"], links["is the work done"]  # "finished", read as "done"
+    assert links["what is the"] == []  # only stop words: nothing to look for
+    assert links["who approves a risky tool"][:1] == ["demo/D2/"]
+    # "ending" finds first the two entries that say "ends" (in the question, then in the answer)
+    assert links["ending"][:2] == ["demo/P1/", "demo/G1/"], links["ending"]
 
 
 def test_the_sitemap_lists_every_page_and_the_404_page_works_under_a_sub_path(demo, tmp_path: Path) -> None:
