@@ -221,6 +221,61 @@ def test_new_extension_scaffolds_an_overlay_that_loads_and_verifies_once_written
 
 
 @pytest.mark.network
+def test_an_overlay_still_being_written_stops_only_the_commands_that_use_it(tmp_path, pi_cache, monkeypatch):
+    # a contributor has scaffolded an overlay and not written its TODOs yet: reading another package's
+    # levers, reading the code, starting an entry and running probes of other entries go on
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
+    monkeypatch.setenv("DECISION_MAP_PROBE_CACHE", "off")
+    decisions = _copy(tmp_path)
+    run = run_cli("new", "--decisions", decisions, "--extension", "pi-aliases@1.0.7")
+    assert run.code == 0, run.stderr
+    overlay = decisions / "pi" / "extensions" / "pi-aliases.yaml"
+    assert "TODO" in overlay.read_text()
+    run = run_cli("levers", "pi-web-access@0.28.0", "--decisions", decisions, "--format", "json", "--quiet")
+    assert run.code == 0, run.stderr
+    assert "registerTool" in {u["lever"] for u in json.loads(run.stdout)["levers"]}
+    for name in ("pi-aliases@1.0.7", "pi-aliases"):  # the one being written is read by its name too
+        run = run_cli("source", "--decisions", decisions, "--extension", name)
+        assert run.code == 0 and (Path(run.stdout.strip()) / "package.json").is_file(), run.stderr
+    run = run_cli("probe", "P1", "--decisions", decisions, "--format", "json", "--quiet")
+    assert run.code == 0, run.stderr
+    assert [r["status"] for r in json.loads(run.stdout)["probes"]] == ["holds"]
+    assert "pi-aliases.yaml still holds placeholders" in run.stderr  # said, not hidden
+    # what a command would use is refused while it holds a placeholder
+    run = run_cli("probe", "pi-aliases", "--decisions", decisions, "--quiet")
+    assert run.code == 2 and "pi-aliases.yaml" in run.stderr and "placeholder" in run.stderr, run.stderr
+    run = run_cli("verify", "--decisions", decisions, "--quiet")
+    assert run.code == 2 and "placeholder" in run.stderr
+    # a broken file (not an unfinished one) still stops them all
+    (decisions / "pi" / "C5.yaml").write_text((decisions / "pi" / "C5.yaml").read_text().replace(
+        "decided_by: code", "decided_by: coder", 1))
+    run = run_cli("probe", "P1", "--decisions", decisions, "--quiet")
+    assert run.code == 2 and "C5.yaml" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_the_lever_table_is_read_without_the_rest_of_the_map(tmp_path):
+    from generator.errors import InputError
+    from generator.load import load_lever_table
+
+    decisions = _copy(tmp_path)
+    (decisions / "pi" / "G1.yaml").write_text("id: G1\nkind: [broken\n")
+    with pytest.raises(InputError):
+        load_maps(decisions, editions=False)
+    rows = {row.lever: row for row in load_lever_table(decisions)}
+    assert rows["registerTool"].decisions == table_row("registerTool").decisions
+    # its decision IDs are still checked: against the entry files there are
+    levers = decisions / "pi" / "levers.yaml"
+    levers.write_text(levers.read_text().replace("decisions: [C10, F9]", "decisions: [C10, F99]"))
+    with pytest.raises(InputError) as caught:
+        load_lever_table(decisions)
+    assert "lever appendEntry names decision F99, which does not exist" in str(caught.value)
+
+
+def table_row(lever: str):
+    return next(row for row in table() if row.lever == lever)
+
+
+@pytest.mark.network
 def test_levers_follows_the_api_object_into_a_helper_module_of_a_scoped_package():
     # @aliou/pi-processes registers its tool_call handler in a helper that takes the API object
     run = run_cli("levers", "@aliou/pi-processes@0.12.0", "--format", "json", "--quiet")
