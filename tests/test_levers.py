@@ -122,6 +122,19 @@ def test_every_lever_the_code_can_name_has_a_row_in_the_table():
     assert known_levers() - {row.lever for row in table()} == set()
 
 
+def test_no_overlay_gives_a_lever_a_decision_the_lever_table_does_not():
+    # the table is what `levers` and `new --extension` show for a package not mapped yet: a decision
+    # a mapped extension changes through a lever must be one the table gives that lever
+    decision_map = load_maps(DECISIONS, editions=False)[0]
+    rows = {row.lever: set(row.decisions) for row in decision_map.levers}
+    beyond = [(o.extension, lever.lever, sorted(set(lever.decisions) - rows[lever.lever]))
+              for o in decision_map.overlays for lever in o.levers if set(lever.decisions) - rows[lever.lever]]
+    assert not beyond, beyond
+    # what a registered tool changes, read in pi 1.6.0: the prompt's tool list and rules (C7), and
+    # whether a reply's calls run together (E3)
+    assert {"C7", "E3"} <= rows["registerTool"] and "C7" in rows["resources_discover"]
+
+
 def test_entries_are_found_the_way_pis_package_manager_finds_them(tmp_path):
     tree = package(tmp_path / "a", {"package.json": json.dumps({"pi": {"video": "x"}}),
                                     "extensions/one.ts": "export default () => {}",
