@@ -405,7 +405,8 @@ def _load_overlay(path: Path, problems: list[Problem]) -> Overlay | None:
 
     overlay = Overlay(
         extension=values["extension"], package=values.get("package"), version=values.get("version"),
-        summary=values.get("summary"), changes=changes, path=path, line=1, source=values.get("source"),
+        summary=values.get("summary"), tagline=values.get("tagline"), changes=changes, path=path, line=1,
+        source=values.get("source"),
         reviewed=Review(rev["version"], rev["date"], rev.get("by"), rev.get("checked")) if rev else None,
         integrity=values.get("integrity"), checked_at=values.get("checked_at"),
         levers=tuple(OverlayLever(raw["lever"], raw["kind"], tuple(raw["decisions"]), raw["text"],

@@ -253,6 +253,7 @@ class Overlay:
     connects: tuple[Item, ...] = ()
     unchanged: tuple[Item, ...] = ()
     probe: Probe | None = None  # its script: extensions/probes/<name>.mjs; runs with the package loaded
+    tagline: str | None = None  # what it is, in one line: the extensions index shows it
 
     @property
     def pinned(self) -> bool:

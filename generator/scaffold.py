@@ -202,6 +202,7 @@ def new_extension(decisions: Path, spec: str, map_name: str | None, name: str | 
             "# then run `python -m generator verify` (see decisions/FORMAT.md, \"An extension on npm\").",
             f"extension: {name}", f'package: "{report.package}"', f'version: "{report.version}"',
             f"integrity: {integrity}", f'checked_at: "{report.version}"',
+            f"tagline: >-\n  {PLACEHOLDER}: what it is, in one line (the extensions index shows it)",
             f"summary: >-\n  {PLACEHOLDER}: what installing it changes, in two sentences"]
     for key in ("levers", "runs", "connects"):
         if sections[key]:

@@ -346,6 +346,8 @@ OVERLAY_LEVER = Record(
     required=("lever", "kind", "decisions", "text", "cites"),
 )
 
+TAGLINE_WORDS = 16  # a line of the extensions index at 390 px wraps to two or three lines, no more
+
 OVERLAY = Record(
     doc="An extension and the decisions it changes.",
     fields={
@@ -359,6 +361,10 @@ OVERLAY = Record(
                            "were taken at, as in map.yaml."),
         "source": Text(pattern=r"^https://[^\s]+$", doc="Where the extension's source is published (an https address), when it is."),
         "summary": Text(prose=True),
+        "tagline": Text(prose=True, max_length=120, max_words=TAGLINE_WORDS,
+                        words_hint="one line for the extensions index: what it is, not everything it does",
+                        doc=f"What the extension is, in one line of at most {TAGLINE_WORDS} words: the extensions "
+                            "index shows it under its name."),
         "levers": ListOf(item=OVERLAY_LEVER, doc="Every lever the extension uses, each cited (a pinned overlay "
                          "needs at least one)."),
         "runs": ListOf(item=ITEM, doc="What it runs: child processes, with where it starts them."),

@@ -355,6 +355,34 @@ def test_the_site_shows_extensions_by_group_their_levers_and_the_decisions_they_
         assert "is not in the npm registry" in pages[f"extensions/{seed}.md"]
 
 
+@pytest.mark.network
+def test_an_extension_page_says_it_changes_the_decisions_its_index_row_shows(pi_cache, monkeypatch):
+    from generator.render import render_folder
+
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
+    pages = render_folder(DECISIONS, ROOT / "site_src").pages
+    index = pages["extensions/index.md"]
+    overlays = load_maps(DECISIONS, editions=False)[0].overlays
+    assert sum(o.pinned for o in overlays) >= 8
+    for overlay in overlays:
+        name = overlay.extension
+        row = re.search(rf'<tr data-dm-ext [^>]*>\n<td markdown="span">\[{re.escape(name)}\]\({re.escape(name)}\.md\)'
+                        r'(.*?)</tr>', index, re.S)
+        assert row, name
+        in_row = re.findall(r"\[([A-Z][0-9]+)\]\(", row.group(1))
+        sentence = re.search(r"^\*\*This page describes\*\*(.*?) Marked ", pages[f"extensions/{name}.md"], re.M)
+        assert sentence, name
+        said = re.findall(r"\[([A-Z][0-9]+)\]\(", sentence.group(1))
+        assert sorted(said) == sorted(in_row) and len(said) == len(set(said)), (name, said, in_row)
+        if overlay.pinned:  # its levers' decisions are part of what it changes, on both
+            assert {d for lever in overlay.levers for d in lever.decisions} - {"C10"} <= set(said), name
+        assert overlay.tagline and prose_words(overlay.tagline) in prose_words(row.group(1)), name
+
+
+def prose_words(text: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>|&#?[a-z0-9]+;", " ", text).split())
+
+
 def test_the_loader_refuses_an_unpinned_overlay_that_cites_code_and_a_stray_extension_probe(tmp_path):
     from generator.errors import InputError
 

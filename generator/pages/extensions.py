@@ -89,6 +89,11 @@ class IndexRow:
     by_group: dict[str, tuple[str, ...]]
 
     @property
+    def decisions(self) -> tuple[str, ...]:
+        """Every decision it changes, group by group."""
+        return tuple(d for ids in self.by_group.values() for d in ids)
+
+    @property
     def name(self) -> str:
         return self.overlay.extension
 
@@ -99,15 +104,11 @@ class IndexRow:
 
 
 def index_rows(view: MapView) -> tuple[IndexRow, ...]:
-    """Every extension of a map with the decisions it changes (its changes' and its levers'), the
-    shared-levers decision left out: every extension uses it."""
-    shared = view.map.shared_levers
-    rows = []
-    for overlay in sorted(view.map.overlays, key=lambda o: o.extension):
-        ids = [d for d in overlay.decisions if d != shared and view.map.entry(d) is not None]
-        rows.append(IndexRow(overlay, {g.id: tuple(sorted((d for d in ids if d[0] == g.id), key=_id_order))
-                                       for g in view.groups}))
-    return tuple(rows)
+    """Every extension of a map with the decisions it changes: the set its own page states
+    (:func:`generator.pages.views.changed_decisions`), sorted by group."""
+    return tuple(IndexRow(o.overlay, {g.id: tuple(sorted((d for d in o.decisions if d[0] == g.id), key=_id_order))
+                                      for g in view.groups})
+                 for o in view.overlays)
 
 
 def npm_changing(decision_map: DecisionMap) -> dict[str, list[tuple[Overlay, tuple[str, ...]]]]:
