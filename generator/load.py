@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from datetime import date
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
@@ -160,6 +161,10 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
     _check_extension_probe_scripts(folder / "extensions", overlays, problems)
     editions = [e for p in sorted((folder / "editions").glob("*.yaml"))
                 if (e := _load_edition(p, problems))] if with_editions else []
+    if with_editions:  # an extension pinned on npm keeps its own, next to its overlay
+        overlays = [replace(o, editions=_sorted_editions(
+                        [e for p in sorted((folder / "extensions" / o.extension / "editions").glob("*.yaml"))
+                         if (e := _load_edition(p, problems))])) if o.pinned else o for o in overlays]
     levers = _load_levers(folder / LEVERS_FILE, problems)
     if head is None:
         return None
@@ -182,7 +187,11 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
         checked=values.get("checked"), checked_at=values.get("checked_at"),
         shared_levers=values.get("shared_levers"),
         entries=tuple(sorted(entries, key=entry_order)), overlays=tuple(overlays), path=map_path, levers=levers,
-        editions=tuple(sorted(editions, key=lambda e: (e.date, _version_key(e.to_version)))))
+        editions=_sorted_editions(editions))
+
+
+def _sorted_editions(editions: list[Edition]) -> tuple[Edition, ...]:
+    return tuple(sorted(editions, key=lambda e: (e.date, _version_key(e.to_version))))
 
 
 def entry_order(entry: Entry) -> tuple[str, int]:

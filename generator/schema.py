@@ -395,9 +395,13 @@ LEVERS = Record(
 )
 
 
+# an edition row's entry: an ID of the map, or the name of an extension pinned on npm (its edition
+# has one entry, named after it, holding every citation of its overlay)
+EDITION_ID_PATTERN = r"^(?:[A-Z][0-9]{1,4}|[a-z0-9][a-z0-9._-]*)$"
+
 EDITION_CITATION = Record(
     fields={
-        "id": Text(pattern=r"^(?:[A-Z][0-9]{1,4}|[a-z0-9][a-z0-9._-]*)$", doc="The entry's ID, or the "
+        "id": Text(pattern=EDITION_ID_PATTERN, doc="The entry's ID, or the "
                    "extension's name in an extension's edition."),
         "file": Text(),
         "old": LineRange(doc="The range at the earlier version."),
@@ -430,10 +434,10 @@ EDITION = Record(
         "date": Text(pattern=DATE_PATTERN),
         "citations": ListOf(item=EDITION_CITATION),
         "probes": ListOf(item=EDITION_PROBE, doc="The probes whose outcome differs between the two versions."),
-        "settled": FlatMapping(key_pattern=ID_PATTERN, max_items=10_000,
+        "settled": FlatMapping(key_pattern=EDITION_ID_PATTERN, max_items=10_000,
                                doc="Written by `accept`: each entry's claim digest when a person settled it "
                                    "for this edition, so later edits are not counted as this edition's."),
-        "before": FlatMapping(key_pattern=ID_PATTERN, max_items=10_000,
+        "before": FlatMapping(key_pattern=EDITION_ID_PATTERN, max_items=10_000,
                               doc="Written by `bump`: each entry's answer (a problem's description) as the map "
                                   "said it at `from`, so the edition page can set it beside what the entry "
                                   "says now, in a fresh clone and after later bumps alike."),
