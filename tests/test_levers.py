@@ -333,6 +333,17 @@ def test_extension_probes_show_the_change_and_fail_where_it_is_not_seen():
     assert {r["status"] for r in json.loads(run.stdout)["probes"]} == {"fails"}
 
 
+def test_an_extension_probe_has_room_to_compile_the_extension_unless_a_person_set_the_limit(monkeypatch):
+    from generator.probe_extension import EXTENSION_SECONDS, extension_limits
+    from generator.probe_sandbox import Limits
+
+    monkeypatch.delenv("DECISION_MAP_PROBE_TIMEOUT", raising=False)
+    assert Limits.from_environment().seconds < EXTENSION_SECONDS
+    assert extension_limits(Limits.from_environment()).seconds == EXTENSION_SECONDS
+    monkeypatch.setenv("DECISION_MAP_PROBE_TIMEOUT", "30")  # one limit for every probe, as README says
+    assert extension_limits(Limits.from_environment()).seconds == 30
+
+
 @pytest.mark.network
 def test_the_site_shows_extensions_by_group_their_levers_and_the_decisions_they_change(pi_cache, monkeypatch):
     from generator.render import render_folder
