@@ -268,7 +268,7 @@ def test_an_overlay_still_being_written_stops_only_the_commands_that_use_it(tmp_
 
 def test_the_lever_table_is_read_without_the_rest_of_the_map(tmp_path):
     from generator.errors import InputError
-    from generator.load import load_lever_table
+    from generator.map.load import load_lever_table
 
     decisions = _copy(tmp_path)
     (decisions / "pi" / "G1.yaml").write_text("id: G1\nkind: [broken\n")
@@ -334,8 +334,8 @@ def test_extension_probes_show_the_change_and_fail_where_it_is_not_seen():
 
 
 def test_an_extension_probe_has_room_to_compile_the_extension_unless_a_person_set_the_limit(monkeypatch):
-    from generator.probe_extension import EXTENSION_SECONDS, extension_limits
-    from generator.probe_sandbox import Limits
+    from generator.probes.extension import EXTENSION_SECONDS, extension_limits
+    from generator.probes.sandbox import Limits
 
     monkeypatch.delenv("DECISION_MAP_PROBE_TIMEOUT", raising=False)
     assert Limits.from_environment().seconds < EXTENSION_SECONDS
@@ -368,7 +368,7 @@ def test_the_site_shows_extensions_by_group_their_levers_and_the_decisions_they_
 
 @pytest.mark.network
 def test_an_extension_page_says_it_changes_the_decisions_its_index_row_shows(pi_cache, monkeypatch):
-    from generator.render import render_folder
+    from generator.site.render import render_folder
 
     monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
     pages = render_folder(DECISIONS, ROOT / "site_src").pages
