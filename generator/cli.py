@@ -382,25 +382,43 @@ def _accept(args: argparse.Namespace) -> int:
 
 def _source(args: argparse.Namespace) -> int:
     from .source.fetch import fetch_tree
-    from .map.load import find_map_folders, load_maps
+    from .map.load import find_map_folders, load_finished_maps
 
+    # reading the code is how a half-written entry or overlay gets written: those do not stop it
     if args.extension:
         from .extensions.levers import parse_spec
         from .map.load import pinned_extension_map
         from .map.model import extension_map
 
-        mapped = [o for m in load_maps(args.decisions, editions=False) for o in m.overlays
-                  if o.pinned and o.extension == args.extension]
-        extension = pinned_extension_map(mapped[0]) if mapped else extension_map(*parse_spec(args.extension))
+        maps = load_finished_maps(args.decisions, editions=False)
+        mapped = [o for m in maps for o in m.overlays if o.pinned and o.extension == args.extension]
+        pin = _unfinished_pin(maps, args.extension) if not mapped else None
+        extension = (pinned_extension_map(mapped[0]) if mapped else extension_map(*pin) if pin
+                     else extension_map(*parse_spec(args.extension)))
         print(fetch_tree(extension, args.version or extension.version).root)
         return 0
     folders = find_map_folders(args.decisions)
     name = args.map or folders[0].name
-    maps = [m for m in load_maps(args.decisions) if m.name == name]
+    maps = [m for m in load_finished_maps(args.decisions, editions=False) if m.name == name]
     if not maps:
         raise UsageError(f"no map named {name!r} under {args.decisions}")
     print(fetch_tree(maps[0], args.version or maps[0].version).root)
     return 0
+
+
+def _unfinished_pin(maps, name: str) -> tuple[str, str] | None:
+    """(package, version) of the overlay ``name`` that was left out unfinished: the one a contributor
+    is writing, whose code they are reading. Its other values passed the loader's checks, or it would
+    not have been left out."""
+    import yaml
+
+    for decision_map in maps:
+        path = decision_map.folder / "extensions" / f"{name}.yaml"
+        if path.is_file() and not any(o.extension == name for o in decision_map.overlays):
+            values = yaml.safe_load(path.read_text(encoding="utf-8"))
+            if isinstance(values, dict) and values.get("package") and values.get("version"):
+                return str(values["package"]), str(values["version"])
+    return None
 
 
 def _probe_command(commands) -> None:
@@ -429,13 +447,14 @@ def _probe_command(commands) -> None:
 
 
 def _probe(args: argparse.Namespace) -> int:
-    from .map.load import load_maps
+    from .map.load import load_finished_maps
     from .probes.run import check_ids, run_probes
     from .probes.sandbox import WEAK_WARNING, Limits, choose_sandbox
 
     from .probes.extension import run_extension_probes
 
-    maps = load_maps(args.decisions)
+    wanted = set(args.ids)  # an unfinished file that none of them names does not stop the others
+    maps = load_finished_maps(args.decisions, needed=lambda path: path.stem in wanted)
     extensions = {o.extension for m in maps for o in m.overlays if o.pinned and o.probe is not None}
     ids = [i for i in args.ids if i not in extensions]  # the others name extensions
     named = [i for i in args.ids if i in extensions]
@@ -531,25 +550,14 @@ def _levers(args: argparse.Namespace) -> int:
 
     from .extensions.levers import package_levers, report_text
 
+    from .map.load import load_lever_table
+
     started = time.monotonic()
-    table = _lever_table(args.decisions, args.map)
+    table = load_lever_table(args.decisions, args.map)  # the rest of the map may be half written
     found = package_levers(args.spec, table, quiet=args.quiet)
     seconds = time.monotonic() - started
     print(json.dumps(found.as_json(), indent=2) if args.format == "json" else report_text(found, seconds))
     return 0
-
-
-def _lever_table(decisions: Path, map_name: str | None):
-    from .map.load import LEVERS_FILE, load_maps
-
-    maps = load_maps(decisions, editions=False)
-    chosen = next((m for m in maps if m.name == map_name), None) if map_name else maps[0]
-    if chosen is None:
-        raise UsageError(f"no map named {map_name!r} under {decisions}")
-    if not chosen.levers:
-        raise UsageError(f"{chosen.folder / LEVERS_FILE}: no lever table; it says which decisions each lever "
-                         "can change (see decisions/FORMAT.md)")
-    return chosen.levers
 
 
 def _settle_editions(decisions: Path, accepted: set[str]) -> None:

@@ -21,6 +21,9 @@ class Problem:
     path: Path
     line: int
     message: str
+    # a value still holding what `new` wrote for a person to replace: the file is being written,
+    # not broken, so a command that does not use it can leave it out (see load.load_finished_maps)
+    placeholder: bool = False
 
     def __str__(self) -> str:
         where = f"{display_path(self.path)}:{self.line}" if self.line else display_path(self.path)

@@ -7,8 +7,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from .errors import InputError, UsageError
-from .map.load import PLACEHOLDER, find_map_folders, load_maps
+from .errors import UsageError
+from .map.load import PLACEHOLDER, find_map_folders, load_finished_maps
 from .map.model import DecisionMap
 from .citations.resolve import symbol_path, to_line
 from .map.rewrite import format_lines, record_text, write_atomically
@@ -96,16 +96,9 @@ def next_id(decision_map: DecisionMap, group: str, folder: Path) -> str:
 
 
 def _loaded_map(decisions: Path, folder: Path) -> DecisionMap:
-    """The map, leaving out entries that are still unfinished (holding placeholders), so that
-    starting one entry does not wait for another to be written."""
-    try:
-        return next(m for m in load_maps(decisions) if m.folder == folder)
-    except InputError as err:
-        unfinished = {p.path.resolve() for p in err.problems if "placeholder" in p.message}
-        if not unfinished or any("placeholder" not in p.message for p in err.problems):
-            raise
-        finished = [p for p in folder.glob("*.yaml") if p.name != "map.yaml" and p.resolve() not in unfinished]
-        return next(m for m in load_maps(decisions, only=finished) if m.folder == folder)
+    """The map, leaving out entries and overlays that are still unfinished (holding placeholders), so
+    that starting one does not wait for another to be written."""
+    return next(m for m in load_finished_maps(decisions) if m.folder == folder)
 
 
 ENTRY_TEMPLATE = """\
@@ -157,7 +150,7 @@ def new_extension(decisions: Path, spec: str, map_name: str | None, name: str | 
     folder = next((f for f in folders if f.name == map_name), None) if map_name else folders[0]
     if folder is None:
         raise UsageError(f"no map named {map_name!r} under {decisions}")
-    decision_map = next(m for m in load_maps(decisions, editions=False) if m.folder == folder)
+    decision_map = next(m for m in load_finished_maps(decisions, editions=False) if m.folder == folder)
     if not decision_map.levers:
         raise UsageError(f"{folder}/levers.yaml: no lever table to take the decisions from")
     report = package_levers(spec, decision_map.levers, quiet=False)
@@ -209,6 +202,7 @@ def new_extension(decisions: Path, spec: str, map_name: str | None, name: str | 
             "# then run `python -m generator verify` (see decisions/FORMAT.md, \"An extension on npm\").",
             f"extension: {name}", f'package: "{report.package}"', f'version: "{report.version}"',
             f"integrity: {integrity}", f'checked_at: "{report.version}"',
+            f"tagline: >-\n  {PLACEHOLDER}: what it is, in one line (the extensions index shows it)",
             f"summary: >-\n  {PLACEHOLDER}: what installing it changes, in two sentences"]
     for key in ("levers", "runs", "connects"):
         if sections[key]:

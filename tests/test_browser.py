@@ -47,7 +47,7 @@ DEMO_PAGES = ("", "demo/", "demo/map/", "demo/D1/", "demo/P1/", "demo/problems/"
               "extensions/demo-ext/", "demo/editions/", "demo/editions/0.8.0-to-1.0.0/")
 REAL_PAGES = ("", "pi/", "pi/map/", "pi/D1/", "pi/G1/", "pi/P2/", "pi/problems/", "pi/census/",
               "extensions/pi-turn-limit/", "extensions/pi-todo-loop/", "extensions/pi-roundtable/", "pi/editions/",
-              "pi/editions/1.4.0-to-1.6.0/")
+              "pi/editions/1.4.0-to-1.6.0/", "extensions/", "extensions/pi-subagents/")
 AXE_PAGES = ("", "pi/", "pi/map/", "pi/D1/", "pi/problems/", "pi/P8/", "pi/C10/", "pi/census/", "pi/editions/",
              "pi/editions/1.4.0-to-1.6.0/", "extensions/pi-turn-limit/", "extensions/pi-todo-loop/")
 BUDGET = {"pi/map/": 10_000, "pi/editions/1.4.0-to-1.6.0/": 10_000, "pi/C10/": 3_000}  # DOM elements
@@ -1120,4 +1120,28 @@ def test_the_extensions_index_filters_by_group_and_by_npm_and_keeps_it_in_the_ad
     page.select_option("[data-dm-ext-group]", "")
     assert page.url.endswith("extensions/") and shown() == ["demo-ext"]
     _shot(page, width, "demo-extensions-index")
+    assert page.problems == []
+
+
+@pytest.mark.network
+def test_the_extensions_index_gives_each_a_line_and_fits_the_window(page, real_site, width) -> None:
+    _open(page, real_site, "extensions/")
+    rows = page.eval_on_selector_all("tr[data-dm-ext]", """rows => rows.map(r => ({
+        name: r.querySelector("a").textContent,
+        line: (r.querySelector(".dm-ext-index__tagline") || {}).textContent || "",
+        right: r.getBoundingClientRect().right}))""")
+    overlays = {o.extension: o for o in _pi().overlays}
+    assert sorted(r["name"] for r in rows) == sorted(overlays)
+    for row in rows:  # the overlay's own line, shown under its name
+        assert row["line"] and row["line"].split()[:3] == overlays[row["name"]].tagline.split()[:3], row
+    # nothing scrolls sideways, the page nor the table: every row ends inside the window, and the
+    # table fits the box it is in (the nine-column table it replaced scrolled inside its own box:
+    # 843 px in 720 at 1280, rows out to 826 px at 390)
+    assert _overflow(page) == 0
+    assert max(r["right"] for r in rows) <= page.evaluate("document.documentElement.clientWidth"), rows
+    box = page.eval_on_selector("table[data-dm-ext-index]", """t => {
+        const around = t.closest(".md-typeset__scrollwrap") || t.parentElement;
+        return [t.scrollWidth, t.clientWidth, around.scrollWidth, around.clientWidth]; }""")
+    assert box[0] <= box[1] and box[2] <= box[3], box
+    _shot(page, width, "pi-extensions-index", full_page=True)
     assert page.problems == []

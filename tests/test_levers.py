@@ -122,6 +122,19 @@ def test_every_lever_the_code_can_name_has_a_row_in_the_table():
     assert known_levers() - {row.lever for row in table()} == set()
 
 
+def test_no_overlay_gives_a_lever_a_decision_the_lever_table_does_not():
+    # the table is what `levers` and `new --extension` show for a package not mapped yet: a decision
+    # a mapped extension changes through a lever must be one the table gives that lever
+    decision_map = load_maps(DECISIONS, editions=False)[0]
+    rows = {row.lever: set(row.decisions) for row in decision_map.levers}
+    beyond = [(o.extension, lever.lever, sorted(set(lever.decisions) - rows[lever.lever]))
+              for o in decision_map.overlays for lever in o.levers if set(lever.decisions) - rows[lever.lever]]
+    assert not beyond, beyond
+    # what a registered tool changes, read in pi 1.6.0: the prompt's tool list and rules (C7), and
+    # whether a reply's calls run together (E3)
+    assert {"C7", "E3"} <= rows["registerTool"] and "C7" in rows["resources_discover"]
+
+
 def test_entries_are_found_the_way_pis_package_manager_finds_them(tmp_path):
     tree = package(tmp_path / "a", {"package.json": json.dumps({"pi": {"video": "x"}}),
                                     "extensions/one.ts": "export default () => {}",
@@ -221,6 +234,61 @@ def test_new_extension_scaffolds_an_overlay_that_loads_and_verifies_once_written
 
 
 @pytest.mark.network
+def test_an_overlay_still_being_written_stops_only_the_commands_that_use_it(tmp_path, pi_cache, monkeypatch):
+    # a contributor has scaffolded an overlay and not written its TODOs yet: reading another package's
+    # levers, reading the code, starting an entry and running probes of other entries go on
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
+    monkeypatch.setenv("DECISION_MAP_PROBE_CACHE", "off")
+    decisions = _copy(tmp_path)
+    run = run_cli("new", "--decisions", decisions, "--extension", "pi-aliases@1.0.7")
+    assert run.code == 0, run.stderr
+    overlay = decisions / "pi" / "extensions" / "pi-aliases.yaml"
+    assert "TODO" in overlay.read_text()
+    run = run_cli("levers", "pi-web-access@0.28.0", "--decisions", decisions, "--format", "json", "--quiet")
+    assert run.code == 0, run.stderr
+    assert "registerTool" in {u["lever"] for u in json.loads(run.stdout)["levers"]}
+    for name in ("pi-aliases@1.0.7", "pi-aliases"):  # the one being written is read by its name too
+        run = run_cli("source", "--decisions", decisions, "--extension", name)
+        assert run.code == 0 and (Path(run.stdout.strip()) / "package.json").is_file(), run.stderr
+    run = run_cli("probe", "P1", "--decisions", decisions, "--format", "json", "--quiet")
+    assert run.code == 0, run.stderr
+    assert [r["status"] for r in json.loads(run.stdout)["probes"]] == ["holds"]
+    assert "pi-aliases.yaml still holds placeholders" in run.stderr  # said, not hidden
+    # what a command would use is refused while it holds a placeholder
+    run = run_cli("probe", "pi-aliases", "--decisions", decisions, "--quiet")
+    assert run.code == 2 and "pi-aliases.yaml" in run.stderr and "placeholder" in run.stderr, run.stderr
+    run = run_cli("verify", "--decisions", decisions, "--quiet")
+    assert run.code == 2 and "placeholder" in run.stderr
+    # a broken file (not an unfinished one) still stops them all
+    (decisions / "pi" / "C5.yaml").write_text((decisions / "pi" / "C5.yaml").read_text().replace(
+        "decided_by: code", "decided_by: coder", 1))
+    run = run_cli("probe", "P1", "--decisions", decisions, "--quiet")
+    assert run.code == 2 and "C5.yaml" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_the_lever_table_is_read_without_the_rest_of_the_map(tmp_path):
+    from generator.errors import InputError
+    from generator.map.load import load_lever_table
+
+    decisions = _copy(tmp_path)
+    (decisions / "pi" / "G1.yaml").write_text("id: G1\nkind: [broken\n")
+    with pytest.raises(InputError):
+        load_maps(decisions, editions=False)
+    rows = {row.lever: row for row in load_lever_table(decisions)}
+    assert rows["registerTool"].decisions == table_row("registerTool").decisions
+    # its decision IDs are still checked: against the entry files there are
+    levers = decisions / "pi" / "levers.yaml"
+    levers.write_text(levers.read_text().replace("decisions: [C10, F9]", "decisions: [C10, F99]"))
+    with pytest.raises(InputError) as caught:
+        load_lever_table(decisions)
+    assert "lever appendEntry names decision F99, which does not exist" in str(caught.value)
+
+
+def table_row(lever: str):
+    return next(row for row in table() if row.lever == lever)
+
+
+@pytest.mark.network
 def test_levers_follows_the_api_object_into_a_helper_module_of_a_scoped_package():
     # @aliou/pi-processes registers its tool_call handler in a helper that takes the API object
     run = run_cli("levers", "@aliou/pi-processes@0.12.0", "--format", "json", "--quiet")
@@ -265,6 +333,17 @@ def test_extension_probes_show_the_change_and_fail_where_it_is_not_seen():
     assert {r["status"] for r in json.loads(run.stdout)["probes"]} == {"fails"}
 
 
+def test_an_extension_probe_has_room_to_compile_the_extension_unless_a_person_set_the_limit(monkeypatch):
+    from generator.probes.extension import EXTENSION_SECONDS, extension_limits
+    from generator.probes.sandbox import Limits
+
+    monkeypatch.delenv("DECISION_MAP_PROBE_TIMEOUT", raising=False)
+    assert Limits.from_environment().seconds < EXTENSION_SECONDS
+    assert extension_limits(Limits.from_environment()).seconds == EXTENSION_SECONDS
+    monkeypatch.setenv("DECISION_MAP_PROBE_TIMEOUT", "30")  # one limit for every probe, as README says
+    assert extension_limits(Limits.from_environment()).seconds == 30
+
+
 @pytest.mark.network
 def test_the_site_shows_extensions_by_group_their_levers_and_the_decisions_they_change(pi_cache, monkeypatch):
     from generator.site.render import render_folder
@@ -285,6 +364,34 @@ def test_the_site_shows_extensions_by_group_their_levers_and_the_decisions_they_
     assert "Mapped npm extensions" not in pages["pi/E9.md"]
     for seed in ("pi-turn-limit", "pi-todo-loop", "pi-roundtable"):
         assert "is not in the npm registry" in pages[f"extensions/{seed}.md"]
+
+
+@pytest.mark.network
+def test_an_extension_page_says_it_changes_the_decisions_its_index_row_shows(pi_cache, monkeypatch):
+    from generator.site.render import render_folder
+
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
+    pages = render_folder(DECISIONS, ROOT / "site_src").pages
+    index = pages["extensions/index.md"]
+    overlays = load_maps(DECISIONS, editions=False)[0].overlays
+    assert sum(o.pinned for o in overlays) >= 8
+    for overlay in overlays:
+        name = overlay.extension
+        row = re.search(rf'<tr data-dm-ext [^>]*>\n<td markdown="span">\[{re.escape(name)}\]\({re.escape(name)}\.md\)'
+                        r'(.*?)</tr>', index, re.S)
+        assert row, name
+        in_row = re.findall(r"\[([A-Z][0-9]+)\]\(", row.group(1))
+        sentence = re.search(r"^\*\*This page describes\*\*(.*?) Marked ", pages[f"extensions/{name}.md"], re.M)
+        assert sentence, name
+        said = re.findall(r"\[([A-Z][0-9]+)\]\(", sentence.group(1))
+        assert sorted(said) == sorted(in_row) and len(said) == len(set(said)), (name, said, in_row)
+        if overlay.pinned:  # its levers' decisions are part of what it changes, on both
+            assert {d for lever in overlay.levers for d in lever.decisions} - {"C10"} <= set(said), name
+        assert overlay.tagline and prose_words(overlay.tagline) in prose_words(row.group(1)), name
+
+
+def prose_words(text: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>|&#?[a-z0-9]+;", " ", text).split())
 
 
 def test_the_loader_refuses_an_unpinned_overlay_that_cites_code_and_a_stray_extension_probe(tmp_path):

@@ -448,3 +448,89 @@ def test_the_logo_and_favicon_are_the_sites_own(demo, tmp_path: Path) -> None:
     for asset in ("logo.svg", "favicon.svg"):
         svg = (site / "assets" / "decision-map" / asset).read_text()
         assert svg.startswith("<svg") and "<script" not in svg and "href" not in svg
+
+
+# --- an extension pinned on npm, moved to another release ------------------------------------------
+
+EXTENSION_CODE = """export default function (pi) {
+\tpi.on("tool_call", async (event) => {
+\t\tif (event.toolName === "bash") return { block: true, reason: "no shell" };
+\t});
+\tpi.on("agent_end", async () => {
+\t\tconsole.log("done");
+\t});
+}
+"""
+
+EXTENSION_OVERLAY = """extension: demo-npm
+package: "demo-npm"
+version: "1.0.0"
+integrity: {integrity}
+tagline: >-
+  Keeps the model away from the shell.
+summary: >-
+  Blocks every `bash` call the model makes.
+levers:
+  - lever: tool_call
+    kind: event
+    decisions: [D1]
+    text: >-
+      Blocks `bash` calls.
+    cites:
+      - file: index.ts
+        lines: 2-4
+  - lever: agent_end
+    kind: event
+    decisions: []
+    text: >-
+      Prints a line when a run ends.
+    cites:
+      - file: index.ts
+        lines: 5-7
+changes:
+  - decision: D1
+    how: >-
+      A `bash` call is blocked before it runs.
+    without:
+      decided_by: code
+      answer: >-
+        It runs.
+    with:
+      decided_by: code
+      answer: >-
+        It is blocked.
+"""
+
+
+def test_an_extension_moved_to_another_release_has_its_edition_page_linked_from_its_own(
+        demo, tmp_path: Path, monkeypatch) -> None:
+    from test_fetch import FakeNpm
+
+    npm = FakeNpm(tmp_path / "fake-npm")
+    monkeypatch.setenv("DECISION_MAP_NPM", str(npm.script))
+    monkeypatch.setenv("DECISION_MAP_SKIP_PROBES", "1")
+    # 1.1.0: a line on top (every citation moves) and the block's reason reworded (one changes)
+    for version, code in (("1.0.0", EXTENSION_CODE),
+                          ("1.1.0", "// 1.1.0\n" + EXTENSION_CODE.replace('"no shell"', '"no shell here"'))):
+        npm.publish(f"demo-npm@{version}", {"package.json": json.dumps(
+            {"name": "demo-npm", "version": version, "pi": {"extensions": ["./index.ts"]}}), "index.ts": code})
+    overlay = demo.map_folder / "extensions" / "demo-npm.yaml"
+    overlay.write_text(EXTENSION_OVERLAY.format(integrity=npm.registry["packages"]["demo-npm@1.0.0"]["integrity"]))
+    assert run_cli("record", "--decisions", demo.decisions, "--quiet").code == 0
+    run = run_cli("bump", "--extension", "demo-npm", "1.1.0", "--decisions", demo.decisions, "--quiet")
+    assert run.code == 1, run.stderr  # the changed handler waits for a person
+    assert run_cli("accept", "demo-npm", "--decisions", demo.decisions, "--quiet").code == 0
+    site = tmp_path / "site"
+    done = mkdocs_build(demo.config, site)
+    assert done.returncode == 0, done.stderr
+    page = (site / "extensions" / "demo-npm" / "index.html").read_text()
+    assert "Its releases" in page and 'href="editions/1.0.0-to-1.1.0/"' in page
+    edition = (site / "extensions" / "demo-npm" / "editions" / "1.0.0-to-1.1.0" / "index.html").read_text()
+    assert "What changed in demo-npm 1.1.0, since 1.0.0" in edition
+    assert "1 changed" in edition and "1 moved" in edition
+    # the changed handler's code at both releases, each linked to its file as npm serves it
+    assert "no shell here" in edition and "https://unpkg.com/demo-npm@1.0.0/index.ts" in edition
+    assert "https://unpkg.com/demo-npm@1.1.0/index.ts" in edition
+    assert 'href="../../#editions"' in edition  # back to the extension's page, at its releases
+    assert '<a href="editions/1.0.0-to-1.1.0/" class="md-nav__link">' in page  # in the navigation too
+    assert "demo-npm 1.0.0 → 1.1.0" in page

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from datetime import date
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
 from . import schema
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, UsageError, display_path
 from .model import extension_map
 from .model import (Citation, CitationRecord, DecisionMap, Edition, EditionCitation, EditionProbe, Entry, Failure,
                     GitPin, Group, Item, LeverRow, NpmPackage, Overlay, OverlayChange, OverlayLever, Override, Probe,
@@ -52,21 +53,69 @@ def find_map_folders(decisions: Path) -> list[Path]:
     return folders
 
 
-def load_maps(decisions: Path, only: list[Path] | None = None, editions: bool = True) -> list[DecisionMap]:
+def load_maps(decisions: Path, only: list[Path] | None = None, editions: bool = True,
+              skip: frozenset[Path] = frozenset()) -> list[DecisionMap]:
     """Load every map under ``decisions``; with ``only`` (not empty), keep just the entries in those files.
-    ``editions=False`` leaves out the edition records (written by `bump`; only pages read them)."""
+    ``editions=False`` leaves out the edition records (written by `bump`; only pages read them). ``skip``
+    (resolved paths) leaves out those entry and overlay files, whose IDs still count as taken."""
     problems: list[Problem] = []
     maps = []
     if decisions.is_dir():
         for path in finish_interrupted_writes(decisions):
             print(f"note: finished an interrupted write: {path}", file=sys.stderr)
     for folder in find_map_folders(decisions):
-        loaded = _load_map(folder, problems, only, editions)
+        loaded = _load_map(folder, problems, only, editions, skip)
         if loaded:
             maps.append(loaded)
     if problems:
         raise InputError(problems)
     return maps
+
+
+def load_finished_maps(decisions: Path, editions: bool = True,
+                       needed: Callable[[Path], bool] = lambda path: False) -> list[DecisionMap]:
+    """Every map, leaving out the entries and overlays still being written: files whose every problem
+    is a placeholder that `new` left for a person. A command that does not use such a file need not
+    wait for it to be written; one that does (``needed(path)`` is true) gets its problems as
+    ``load_maps`` gives them, and so does any other problem."""
+    try:
+        return load_maps(decisions, editions=editions)
+    except InputError as err:
+        unfinished = unfinished_files(err.problems)
+        if not unfinished or any(needed(path) for path in unfinished):
+            raise
+        for path in sorted(unfinished):
+            print(f"note: {display_path(path)} still holds placeholders; left out until it is written",
+                  file=sys.stderr)
+        return load_maps(decisions, editions=editions, skip=unfinished)
+
+
+def unfinished_files(problems: list[Problem]) -> frozenset[Path]:
+    """The entry and overlay files that are only unfinished; empty when any problem is of another kind
+    (a broken file, or a placeholder in map.yaml or the lever table, which no command can do without)."""
+    if any(not p.placeholder or p.path.name in ("map.yaml", LEVERS_FILE) for p in problems):
+        return frozenset()
+    return frozenset(p.path.resolve() for p in problems)
+
+
+def load_lever_table(decisions: Path, map_name: str | None = None) -> tuple[LeverRow, ...]:
+    """The lever table of one map (the first without ``map_name``), read on its own: reading an
+    extension's levers needs no more of the map, so an entry or overlay still being written does not
+    stand in its way. Its decision IDs are checked against the entry files' names (an entry's ID)."""
+    folders = find_map_folders(decisions)
+    folder = next((f for f in folders if f.name == map_name), None) if map_name else folders[0]
+    if folder is None:
+        raise UsageError(f"no map named {map_name!r} under {decisions}")
+    problems: list[Problem] = []
+    levers = _load_levers(folder / LEVERS_FILE, problems)
+    ids = {p.stem for p in folder.glob("*.yaml") if p.name not in ("map.yaml", LEVERS_FILE)}
+    _check_lever_links(folder / LEVERS_FILE, levers, ids, problems)
+    if problems:
+        raise InputError(problems)
+    if not levers:
+        raise UsageError(f"{folder / LEVERS_FILE}: no lever table; it says which decisions each lever can change "
+                         "(see decisions/FORMAT.md)")
+    return levers
 
 
 def with_extensions(maps: list[DecisionMap], only: list[Path] | None = None) -> list[DecisionMap]:
@@ -88,30 +137,39 @@ def pinned_extension_map(overlay: Overlay) -> DecisionMap:
 
 
 def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
-              with_editions: bool) -> DecisionMap | None:
+              with_editions: bool, skip: frozenset[Path] = frozenset()) -> DecisionMap | None:
     map_path = folder / "map.yaml"
     head = _validated(map_path, schema.MAP, problems)
     entries: list[Entry] = []
     wanted = {p.resolve() for p in only} if only else None
+    skipped: set[str] = set()  # IDs of entries left out unfinished: they exist, so links to them hold
     for path in sorted(folder.glob("*.yaml")):
         if path.name in ("map.yaml", LEVERS_FILE):
             continue
         if wanted is not None and path.resolve() not in wanted:
+            continue
+        if path.resolve() in skip:
+            skipped.add(path.stem)
             continue
         # an entry's ID is its file's name (_load_entry refuses any other), so no two share one
         entry = _load_entry(path, problems)
         if entry is not None:
             entries.append(entry)
     # (a folder that is not there globs to nothing)
-    overlays = [o for p in sorted((folder / "extensions").glob("*.yaml")) if (o := _load_overlay(p, problems))]
+    overlays = [o for p in sorted((folder / "extensions").glob("*.yaml"))
+                if p.resolve() not in skip and (o := _load_overlay(p, problems))]
     _check_extension_probe_scripts(folder / "extensions", overlays, problems)
     editions = [e for p in sorted((folder / "editions").glob("*.yaml"))
                 if (e := _load_edition(p, problems))] if with_editions else []
+    if with_editions:  # an extension pinned on npm keeps its own, next to its overlay
+        overlays = [replace(o, editions=_sorted_editions(
+                        [e for p in sorted((folder / "extensions" / o.extension / "editions").glob("*.yaml"))
+                         if (e := _load_edition(p, problems))])) if o.pinned else o for o in overlays]
     levers = _load_levers(folder / LEVERS_FILE, problems)
     if head is None:
         return None
     values, lines = head
-    ids = {e.id for e in entries} if wanted is None else None
+    ids = {e.id for e in entries} | skipped if wanted is None else None
     if ids is not None:
         _check_probe_scripts(folder, entries, problems)
         _check_links(map_path, values, lines, ids, overlays, problems)
@@ -129,7 +187,11 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
         checked=values.get("checked"), checked_at=values.get("checked_at"),
         shared_levers=values.get("shared_levers"),
         entries=tuple(sorted(entries, key=entry_order)), overlays=tuple(overlays), path=map_path, levers=levers,
-        editions=tuple(sorted(editions, key=lambda e: (e.date, _version_key(e.to_version)))))
+        editions=_sorted_editions(editions))
+
+
+def _sorted_editions(editions: list[Edition]) -> tuple[Edition, ...]:
+    return tuple(sorted(editions, key=lambda e: (e.date, _version_key(e.to_version))))
 
 
 def entry_order(entry: Entry) -> tuple[str, int]:
@@ -348,7 +410,8 @@ def _load_overlay(path: Path, problems: list[Problem]) -> Overlay | None:
 
     overlay = Overlay(
         extension=values["extension"], package=values.get("package"), version=values.get("version"),
-        summary=values.get("summary"), changes=changes, path=path, line=1, source=values.get("source"),
+        summary=values.get("summary"), tagline=values.get("tagline"), changes=changes, path=path, line=1,
+        source=values.get("source"),
         reviewed=Review(rev["version"], rev["date"], rev.get("by"), rev.get("checked")) if rev else None,
         integrity=values.get("integrity"), checked_at=values.get("checked_at"),
         levers=tuple(OverlayLever(raw["lever"], raw["kind"], tuple(raw["decisions"]), raw["text"],
@@ -529,8 +592,8 @@ class _Checker:
         self.problems: list[Problem] = []
         self.lines: dict[tuple, int] = {}
 
-    def fail(self, node: yaml.Node, message: str) -> None:
-        self.problems.append(Problem(self.path, node.start_mark.line + 1, message))
+    def fail(self, node: yaml.Node, message: str, placeholder: bool = False) -> None:
+        self.problems.append(Problem(self.path, node.start_mark.line + 1, message, placeholder))
 
     def check(self, node: yaml.Node, spec: schema.Spec, where: tuple) -> Any:
         # no node is shared: _parse refused every anchor and alias before the graph was composed
@@ -648,7 +711,8 @@ class _Checker:
             return None
         text = node.value
         if text.strip().startswith(PLACEHOLDER):
-            self.fail(node, f"{name} is still the placeholder {text.strip()[:40]!r}; write it (see decisions/FORMAT.md)")
+            self.fail(node, f"{name} is still the placeholder {text.strip()[:40]!r}; write it (see decisions/FORMAT.md)",
+                      placeholder=True)
             return None
         if isinstance(spec, schema.Choice):
             if text not in spec.options:

@@ -253,6 +253,9 @@ class Overlay:
     connects: tuple[Item, ...] = ()
     unchanged: tuple[Item, ...] = ()
     probe: Probe | None = None  # its script: extensions/probes/<name>.mjs; runs with the package loaded
+    tagline: str | None = None  # what it is, in one line: the extensions index shows it
+    # its moves to other releases (`bump --extension`, extensions/<name>/editions/), oldest first
+    editions: tuple[Edition, ...] = ()
 
     @property
     def pinned(self) -> bool:
@@ -406,4 +409,4 @@ def extension_map(package: str, version: str, *, integrity: str | None = None, c
                        repo=f"https://www.npmjs.com/package/{package}", version=version,
                        source=Source(npm=(NpmPackage(package, "", shipped=True, integrity=integrity),)),
                        summary=None, groups=(), sections=(), checked=None, entries=entries,
-                       checked_at=checked_at, path=path)
+                       checked_at=checked_at, path=path, editions=overlay.editions if overlay else ())

@@ -346,6 +346,8 @@ OVERLAY_LEVER = Record(
     required=("lever", "kind", "decisions", "text", "cites"),
 )
 
+TAGLINE_WORDS = 16  # a line of the extensions index at 390 px wraps to two or three lines, no more
+
 OVERLAY = Record(
     doc="An extension and the decisions it changes.",
     fields={
@@ -359,6 +361,10 @@ OVERLAY = Record(
                            "were taken at, as in map.yaml."),
         "source": Text(pattern=r"^https://[^\s]+$", doc="Where the extension's source is published (an https address), when it is."),
         "summary": Text(prose=True),
+        "tagline": Text(prose=True, max_length=120, max_words=TAGLINE_WORDS,
+                        words_hint="one line for the extensions index: what it is, not everything it does",
+                        doc=f"What the extension is, in one line of at most {TAGLINE_WORDS} words: the extensions "
+                            "index shows it under its name."),
         "levers": ListOf(item=OVERLAY_LEVER, doc="Every lever the extension uses, each cited (a pinned overlay "
                          "needs at least one)."),
         "runs": ListOf(item=ITEM, doc="What it runs: child processes, with where it starts them."),
@@ -389,9 +395,13 @@ LEVERS = Record(
 )
 
 
+# an edition row's entry: an ID of the map, or the name of an extension pinned on npm (its edition
+# has one entry, named after it, holding every citation of its overlay)
+EDITION_ID_PATTERN = r"^(?:[A-Z][0-9]{1,4}|[a-z0-9][a-z0-9._-]*)$"
+
 EDITION_CITATION = Record(
     fields={
-        "id": Text(pattern=r"^(?:[A-Z][0-9]{1,4}|[a-z0-9][a-z0-9._-]*)$", doc="The entry's ID, or the "
+        "id": Text(pattern=EDITION_ID_PATTERN, doc="The entry's ID, or the "
                    "extension's name in an extension's edition."),
         "file": Text(),
         "old": LineRange(doc="The range at the earlier version."),
@@ -424,10 +434,10 @@ EDITION = Record(
         "date": Text(pattern=DATE_PATTERN),
         "citations": ListOf(item=EDITION_CITATION),
         "probes": ListOf(item=EDITION_PROBE, doc="The probes whose outcome differs between the two versions."),
-        "settled": FlatMapping(key_pattern=ID_PATTERN, max_items=10_000,
+        "settled": FlatMapping(key_pattern=EDITION_ID_PATTERN, max_items=10_000,
                                doc="Written by `accept`: each entry's claim digest when a person settled it "
                                    "for this edition, so later edits are not counted as this edition's."),
-        "before": FlatMapping(key_pattern=ID_PATTERN, max_items=10_000,
+        "before": FlatMapping(key_pattern=EDITION_ID_PATTERN, max_items=10_000,
                               doc="Written by `bump`: each entry's answer (a problem's description) as the map "
                                   "said it at `from`, so the edition page can set it beside what the entry "
                                   "says now, in a fresh clone and after later bumps alike."),

@@ -28,6 +28,13 @@ from .sandbox import Limits, Sandbox
 
 INSTALL_FORMAT = 1
 MANIFEST = ".decision-map-install.json"
+# An extension's probe waits on its TypeScript being compiled: pi loads an extension through jiti,
+# whose cache of compiled files lives in the temporary folder, and the sandbox gives every run an
+# empty one. pi-subagents 0.67.0, 277 files compiled: 12.8 s of CPU with the cache empty, 1.6 s
+# with it full, outside the sandbox (bench/extension-probe-times.md); 33 s of wall-clock time at a
+# load of 14 on 2 cores, 74 s at 20. An entry's probe compiles nothing (pi ships JavaScript), so
+# the default limit stays theirs; an extension's gets room for the compile under such a load.
+EXTENSION_SECONDS = 180.0
 
 
 def probed_extensions(decision_map: DecisionMap, names: list[str] | None = None) -> list[Overlay]:
@@ -44,6 +51,7 @@ def run_extension_probes(decision_map: DecisionMap, names: list[str] | None = No
     Each runs through :func:`generator.probes.run.run_probes`, as one probed entry named after the
     extension, against the install that holds pi and the extension."""
     results = []
+    limits = extension_limits(limits or Limits.from_environment())
     for overlay in probed_extensions(decision_map, names):
         install = install_extension(decision_map, overlay, quiet=quiet)
         entry = Entry(id=overlay.extension, kind="extension", question=None, decided_by=None, answer=None,
@@ -53,6 +61,14 @@ def run_extension_probes(decision_map: DecisionMap, names: list[str] | None = No
         results += run_probes(replace(decision_map, entries=(entry,)), quiet=quiet, use_cache=use_cache,
                               install=install, limits=limits, sandbox=sandbox)
     return results
+
+
+def extension_limits(limits: Limits) -> Limits:
+    """An extension probe's limits: room for compiling it (EXTENSION_SECONDS), unless a person set
+    the time limit ($DECISION_MAP_PROBE_TIMEOUT), which then holds for every probe alike."""
+    if os.environ.get("DECISION_MAP_PROBE_TIMEOUT", "").strip():
+        return limits
+    return replace(limits, seconds=max(limits.seconds, EXTENSION_SECONDS))
 
 
 def install_extension(decision_map: DecisionMap, overlay: Overlay, node: Node | None = None, *,

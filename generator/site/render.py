@@ -20,6 +20,9 @@ Page paths (for a map in ``decisions/pi/``)::
     extensions/<name>.md           an extension's page, with its overlay and its loop (and, for one
                                    pinned on npm, its levers with their code and its probe)
     extensions/index.md            every extension by decision group, filterable
+    extensions/<name>/editions/<from>-to-<to>.md
+                                   one move of an extension pinned on npm to another release:
+                                   what happened to each of its citations, with the code
     downloads/pi-decision-map.md   the whole map as one Markdown file (a download, not a page)
 """
 
@@ -138,6 +141,10 @@ def _render_map(decision_map: DecisionMap, trees: Trees, pages_dir: Path | None,
         table = site.get_template("overlay.md.j2").render(m=view, o=overlay, loop=drawing).strip("\n")
         pin = site.get_template("_site.md.j2").module.pin(view, f"../{name}/")
         pages[overlay.page] = _extension_page(overlay, table, pages_dir, view, pin, npm.get(overlay.name))
+    edition_page = site.get_template("extension-edition.md.j2")
+    for found in npm.values():  # an extension's moves to other releases, each a page next to its own
+        for x in found.editions:
+            pages[f"extensions/{found.edition_page(x)}"] = edition_page.render(m=view, npm=found, x=x)
     return dict(sorted(pages.items())), view
 
 
@@ -238,8 +245,7 @@ def site_nav(maps: list[DecisionMap], pages: Iterable[str], hand_written: Iterab
     extensions = sorted({p for p in list(pages) + list(hand_written) if p.startswith("extensions/")},
                         key=lambda p: (p != "extensions/index.md", p))
     if extensions:
-        nav.append({"Extensions": [{"All extensions" if p == "extensions/index.md" else PurePosixPath(p).stem: p}
-                                   for p in extensions]})
+        nav.append({"Extensions": [{_extension_title(p): p} for p in extensions]})
     listed = {p for item in nav for p in _nav_paths(item)}
     nav += sorted(p for p in hand_written if p not in listed)
     return nav
@@ -348,6 +354,17 @@ def _with_pin(text: str, pin: str) -> str:
     if at == 0 and lines and lines[0] == "---":  # after the front matter
         at = next((i + 1 for i, line in enumerate(lines[1:], 1) if line == "---"), 0)
     return "\n".join(lines[:at] + ["", str(pin), ""] + lines[at:])
+
+
+def _extension_title(path: str) -> str:
+    """An extensions page's title in the navigation: the index, an extension, or one of its editions
+    (``extensions/<name>/editions/<from>-to-<to>.md``), which follows its extension's page."""
+    parts = PurePosixPath(path).parts
+    if path == "extensions/index.md":
+        return "All extensions"
+    if len(parts) == 4 and parts[2] == EDITIONS:
+        return f"{parts[1]} {PurePosixPath(path).stem.replace('-to-', ' → ')}"
+    return PurePosixPath(path).stem
 
 
 def _nav_paths(item) -> list[str]:

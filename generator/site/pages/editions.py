@@ -11,6 +11,7 @@ import textwrap
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from urllib.parse import quote
 
 from ...release.edition import EntryVerdict, entry_verdicts
 from ...map.model import DecisionMap, Edition, EditionCitation
@@ -200,10 +201,20 @@ def drift_views(decision_map: DecisionMap, trees: Trees, edition: Edition,
 
 
 def permalink(decision_map: DecisionMap, file: str, version: str, lines: tuple[int, int]) -> str:
-    """The permalink contract of DESIGN.md: {repo}/blob/v{version}/{file}#L{a}-L{b}."""
+    """The permalink contract of DESIGN.md: {repo}/blob/v{version}/{file}#L{a}-L{b}; for an extension
+    pinned on npm, which has no repository of record, its file as npm serves it at that version (a
+    plain file: the lines are named next to the link, as on the extension's page)."""
+    shipped = [p for p in decision_map.source.npm if p.shipped]
+    if shipped:
+        return file_url(shipped[0].package, version, file)
     start, end = lines
     anchor = f"#L{start}" if start == end else f"#L{start}-L{end}"
     return f"{decision_map.repo.rstrip('/')}/blob/v{version}/{file}{anchor}"
+
+
+def file_url(package: str, version: str, file: str) -> str:
+    """The address of one of a package's files at a version, as npm's CDN serves it."""
+    return f"https://unpkg.com/{quote(package, safe='@/')}@{quote(version)}/{quote(file)}"
 
 
 def code_at(decision_map: DecisionMap, file: str, version: str, lines: tuple[int, int], text: list[str],

@@ -11,11 +11,10 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
 
 from ...map.model import Citation, DecisionMap, Overlay
 from ...citations.verify import Trees, excerpt
-from .editions import language
+from .editions import EditionView, edition_views, file_url, language
 from .views import CitedCode, MapView, ProbeView, _probe
 
 
@@ -40,6 +39,11 @@ class NpmView:
     connects: tuple[ExtensionItemView, ...]
     unchanged: tuple[ExtensionItemView, ...]
     probe: ProbeView | None = None  # its probe, when it has one and it ran in this build
+    editions: tuple[EditionView, ...] = ()  # its moves to other releases, newest first
+
+    def edition_page(self, edition: EditionView) -> str:
+        """An edition's page, relative to the extensions folder."""
+        return f"{self.overlay.extension}/editions/{edition.slug}.md"
 
     @property
     def package(self) -> str:
@@ -58,11 +62,6 @@ class NpmView:
         return len(self.overlay.cites)
 
 
-def file_url(package: str, version: str, file: str) -> str:
-    """The address of one of the package's files at a version, as npm's CDN serves it."""
-    return f"https://unpkg.com/{quote(package, safe='@/')}@{quote(version)}/{quote(file)}"
-
-
 def npm_view(overlay: Overlay, extension: DecisionMap, trees: Trees, probe: Any = None) -> NpmView:
     """The page's view of a pinned extension; its citations were verified at its pin before."""
     def code(cite: Citation) -> CitedCode:
@@ -78,7 +77,7 @@ def npm_view(overlay: Overlay, extension: DecisionMap, trees: Trees, probe: Any 
     levers = tuple(ExtensionItemView(lever.text, tuple(code(c) for c in lever.cites), lever.lever, lever.kind, lever.decisions)
                    for lever in overlay.levers)
     return NpmView(overlay, levers, items(overlay.runs), items(overlay.connects), items(overlay.unchanged),
-                   _probe(overlay, probe))
+                   _probe(overlay, probe), edition_views(extension, trees))
 
 
 @dataclass(frozen=True)
@@ -87,6 +86,11 @@ class IndexRow:
 
     overlay: Overlay
     by_group: dict[str, tuple[str, ...]]
+
+    @property
+    def decisions(self) -> tuple[str, ...]:
+        """Every decision it changes, group by group."""
+        return tuple(d for ids in self.by_group.values() for d in ids)
 
     @property
     def name(self) -> str:
@@ -99,15 +103,11 @@ class IndexRow:
 
 
 def index_rows(view: MapView) -> tuple[IndexRow, ...]:
-    """Every extension of a map with the decisions it changes (its changes' and its levers'), the
-    shared-levers decision left out: every extension uses it."""
-    shared = view.map.shared_levers
-    rows = []
-    for overlay in sorted(view.map.overlays, key=lambda o: o.extension):
-        ids = [d for d in overlay.decisions if d != shared and view.map.entry(d) is not None]
-        rows.append(IndexRow(overlay, {g.id: tuple(sorted((d for d in ids if d[0] == g.id), key=_id_order))
-                                       for g in view.groups}))
-    return tuple(rows)
+    """Every extension of a map with the decisions it changes: the set its own page states
+    (:func:`generator.pages.views.changed_decisions`), sorted by group."""
+    return tuple(IndexRow(o.overlay, {g.id: tuple(sorted((d for d in o.decisions if d[0] == g.id), key=_id_order))
+                                      for g in view.groups})
+                 for o in view.overlays)
 
 
 def npm_changing(decision_map: DecisionMap) -> dict[str, list[tuple[Overlay, tuple[str, ...]]]]:

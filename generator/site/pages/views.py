@@ -274,6 +274,27 @@ class ChangeView:
 class OverlayView:
     overlay: Overlay
     changes: tuple[ChangeView, ...]
+    # what it changes, as its page says and the extensions index shows it (changed_decisions)
+    decisions: tuple[str, ...] = ()
+
+    @property
+    def through_levers(self) -> tuple[str, ...]:
+        """The decisions it changes only through its levers, with no change of their own on its page."""
+        linked = {d for change in self.overlay.changes for d in change.linked}
+        return tuple(d for d in self.decisions if d not in linked)
+
+    @property
+    def overridden(self) -> tuple[str, ...]:
+        """The decisions whose answer no longer holds with it, because a decision it adds takes their place."""
+        named = {d for c in self.overlay.changes for d in c.overridden}
+        return tuple(d for d in self.decisions if d in named)
+
+    @property
+    def touched(self) -> tuple[str, ...]:
+        """The decisions its changes name as related, that no change is about and none overrides."""
+        stated = {c.decision for c in self.overlay.changes} | {d for c in self.overlay.changes for d in c.overridden}
+        related = {d for c in self.overlay.changes for d in c.related}
+        return tuple(d for d in self.decisions if d in related and d not in stated)
 
     @property
     def name(self) -> str:
@@ -477,11 +498,22 @@ def map_view(decision_map: DecisionMap, trees: Trees, resolutions: list[Resoluti
                      for s in decision_map.sections)
     problems = tuple(cards[e.id] for e in decision_map.problems)
     overlays = tuple(OverlayView(o, tuple(ChangeView(c, anchor, cards.get(c.decision) if c.decision else None)
-                                          for c, anchor in zip(o.changes, change_anchors(o))))
+                                          for c, anchor in zip(o.changes, change_anchors(o))),
+                                 changed_decisions(o, decision_map))
                      for o in sorted(decision_map.overlays, key=lambda o: o.extension))
     order = tuple(c.id for g in groups for c in g.cards) + tuple(c.id for c in problems)
     return MapView(decision_map, cards, groups, sections, problems, overlays,
                    _census(decision_map, decisions, groups, problems, cards), editions, order)
+
+
+def changed_decisions(overlay: Overlay, decision_map: DecisionMap) -> tuple[str, ...]:
+    """The decisions an extension changes, the one set its page and the extensions index both show:
+    its changes' (with the decisions they name as related or overridden), then its levers', in the
+    order first seen. The shared-levers decision is left out (every extension uses it) unless a
+    change is about it, and so is an ID the map does not hold."""
+    about = {c.decision for c in overlay.changes}
+    return tuple(d for d in overlay.decisions
+                 if (d != decision_map.shared_levers or d in about) and decision_map.entry(d))
 
 
 def fixed_in(entry: Entry) -> str | None:
