@@ -687,6 +687,31 @@ def test_without_bwrap_probe_exits_2_saying_what_to_install(tmp_path: Path, caps
     assert run.code == 2 and "DECISION_MAP_PROBE_SANDBOX=namespaces: the sandbox is bwrap" in run.stderr
 
 
+
+def test_the_sandbox_chosen_is_the_one_asked_for_and_every_result_says_which(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """--no-sandbox and DECISION_MAP_PROBE_SANDBOX=node-only each ask for Node's permission model
+    alone, and the results say so; otherwise bwrap (here one that makes its sandbox: a stand-in
+    that succeeds), named in every result."""
+    monkeypatch.delenv("DECISION_MAP_PROBE_SANDBOX", raising=False)
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("DECISION_MAP_BWRAP", str(fake))
+    limited = "cgroup" if tree_limits().startswith("cgroup") else "rlimit"
+    weak = choose_sandbox(weak=True)
+    assert (weak.kind, weak.limits, weak.bwrap, weak.name) == ("node-only", tree_limits(), "", f"node-only+{limited}")
+    assert weak.describe().startswith("Node's permission model only, NOT a sandbox")
+    strong = choose_sandbox()
+    assert (strong.kind, strong.limits, strong.bwrap, strong.name) == ("bwrap", tree_limits(), str(fake),
+                                                                       f"bwrap+{limited}")
+    assert strong.describe().startswith("bubblewrap: no network")
+    monkeypatch.setenv("DECISION_MAP_PROBE_SANDBOX", "node-only")
+    assert choose_sandbox() == weak
+    monkeypatch.setenv("DECISION_MAP_PROBE_SANDBOX", "bwrap")
+    assert choose_sandbox() == strong
+
+
 def test_bwrap_that_cannot_make_its_sandbox_is_no_sandbox(tmp_path: Path, capsys: pytest.CaptureFixture,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """A bwrap that fails (user namespaces restricted here) refuses the run too: no quiet fallback."""
