@@ -439,6 +439,18 @@ def test_filters_show_the_right_rows_and_are_kept_in_the_address(page, demo_site
     page.select_option("[data-dm-group]", "")
     assert _visible_rows(page) == ["D1", "D2", "G1"] and page.url.endswith("demo/map/")
     assert page.inner_text("[data-dm-count]") == "Showing all 3 decisions."
+    # words: each one must be in the row's ID, question or short answer, in any case, never only in
+    # a badge: "person" is in D1's question, and in D2's badge alone
+    page.fill("[data-dm-text]", "RISKY")
+    assert _visible_rows(page) == ["D2"] and page.url.endswith("demo/map/?text=RISKY")
+    page.fill("[data-dm-text]", "risky approves g1")
+    assert _visible_rows(page) == [] and page.inner_text("[data-dm-count]") == "Showing 0 of 3 decisions."
+    page.fill("[data-dm-text]", "person")
+    assert _visible_rows(page) == ["D1"]
+    _open(page, demo_site, "demo/map/?text=risky")
+    assert _visible_rows(page) == ["D2"] and page.input_value("[data-dm-text]") == "risky"
+    page.fill("[data-dm-text]", "")
+    assert _visible_rows(page) == ["D1", "D2", "G1"] and page.url.endswith("demo/map/")
     assert page.problems == []
 
 
