@@ -26,10 +26,10 @@ from urllib.request import urlopen
 import pytest
 
 from conftest import ROOT, require, run_cli
-from generator import prose
-from generator.edition import entry_verdicts
-from generator.load import load_maps
-from generator.pages.views import SHORT_AT_MOST
+from generator.map.load import load_maps
+from generator.release.edition import entry_verdicts
+from generator.site import prose
+from generator.site.pages.views import SHORT_AT_MOST
 from site_fixtures.demo_site import DEMO_SITE_URL, make_demo_site
 
 pytestmark = pytest.mark.browser
