@@ -103,7 +103,7 @@ def test_the_next_id_counts_unfinished_entries_and_the_highest_number(tmp_path, 
 
 
 @pytest.mark.parametrize(("position", "message"), [
-    ("src/a.ts", "'src/a.ts': give FILE:LINE or FILE:A-B"),
+    ("src/a.ts", "'src/a.ts': give FILE:LINE or FILE:A-B, e.g. packages/coding-agent/src/core/agent-session.ts:658"),
     ("src/a.ts:x", "'src/a.ts:x': give FILE:LINE or FILE:A-B"),
     ("src/a.ts:2-", "'src/a.ts:2-': give FILE:LINE or FILE:A-B"),
     ("src/a.ts:0", "'src/a.ts:0': lines count from 1, and a range goes from low to high"),
@@ -183,4 +183,5 @@ def test_an_entry_with_another_problem_still_blocks_new(tmp_path, capsys) -> Non
     project.write_entry("D3", "id: D3\nquestion: Who decides D3?\n")
     run = run_main(capsys, "new", "src/a.ts:2", "--decisions", project.decisions, "--group", "D")
     assert run.code == 2 and "D3.yaml" in run.stderr and "Traceback" not in run.stderr
+    assert "D2.yaml" in run.stderr  # every problem is named at once, the unfinished entry's too
     assert not project.entry("D4").exists()
