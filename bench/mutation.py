@@ -55,7 +55,8 @@ CORE = {
 }
 # Beyond the core: the modules that guard the user's machine (the fetched tarball, the cache, the
 # folders written) and the reader's page (a failed build keeps the old site, leaked markup fails
-# it). Not yet here: probe*.py and pages/ (being rewritten).
+# it). Not yet here: site/pages/ and site/plugin.py (their tests build whole sites, a minute or more
+# for each mutant), and the probes' runs in the sandbox (their tests install pi from the registry).
 GUARDS = {
     # fetch: what keeps a hostile or broken download off the machine and the cache whole (the
     # tarball's integrity, the source maps' paths, the locked atomic publish, the digests), and how
