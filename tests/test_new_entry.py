@@ -49,6 +49,10 @@ def test_a_line_cites_the_whole_declaration_around_it(tmp_path, capsys) -> None:
     assert entry["cites"][0]["record"]["symbol"] == "two"
     refused = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet")
     assert refused.code == 2 and "placeholder" in refused.stderr
+    # the first line of a declaration, after a blank line, cites that declaration too
+    run = run_main(capsys, "new", "src/a.ts:6", "--decisions", project.decisions, "--group", "D")
+    assert run.code == 0, run.stderr
+    assert cites_of(project.entry("D3"))[0]["lines"] == "6-9"
 
 
 def test_a_range_is_cited_as_given(tmp_path, capsys) -> None:
@@ -83,6 +87,14 @@ def test_the_group_is_guessed_from_the_entries_citing_the_file_and_overlaps_are_
     assert notes == ["note: D2 already cites a.ts:6-9: Who decides D2?", "note: D3 already cites a.ts:8: Who decides D3?",
                      "note: D4 already cites a.ts:4-6: Who decides D4?", "note: D5 already cites a.ts:9: Who decides D5?"]
     assert "wrote" in run.stdout and project.entry("D6").is_file()
+
+
+
+def test_the_guessed_group_names_the_file_by_its_name_alone(tmp_path, capsys) -> None:
+    project = project_of(tmp_path, E1=[("src/dir/c.ts", "1")])
+    run = run_main(capsys, "new", "src/dir/c.ts:1", "--decisions", project.decisions)
+    assert run.code == 0, run.stderr
+    assert "note: group E guessed from the entries that cite c.ts; give --group or --id to choose" in run.stderr
 
 
 def test_a_file_no_entry_cites_needs_a_group(tmp_path, capsys) -> None:
