@@ -26,8 +26,10 @@ from urllib.request import urlopen
 import pytest
 
 from conftest import ROOT, require, run_cli
-from generator.release.edition import entry_verdicts
 from generator.map.load import load_maps
+from generator.release.edition import entry_verdicts
+from generator.site import prose
+from generator.site.pages.views import SHORT_AT_MOST
 from site_fixtures.demo_site import DEMO_SITE_URL, make_demo_site
 
 pytestmark = pytest.mark.browser
@@ -437,6 +439,18 @@ def test_filters_show_the_right_rows_and_are_kept_in_the_address(page, demo_site
     page.select_option("[data-dm-group]", "")
     assert _visible_rows(page) == ["D1", "D2", "G1"] and page.url.endswith("demo/map/")
     assert page.inner_text("[data-dm-count]") == "Showing all 3 decisions."
+    # words: each one must be in the row's ID, question or short answer, in any case, never only in
+    # a badge: "person" is in D1's question, and in D2's badge alone
+    page.fill("[data-dm-text]", "RISKY")
+    assert _visible_rows(page) == ["D2"] and page.url.endswith("demo/map/?text=RISKY")
+    page.fill("[data-dm-text]", "risky approves g1")
+    assert _visible_rows(page) == [] and page.inner_text("[data-dm-count]") == "Showing 0 of 3 decisions."
+    page.fill("[data-dm-text]", "person")
+    assert _visible_rows(page) == ["D1"]
+    _open(page, demo_site, "demo/map/?text=risky")
+    assert _visible_rows(page) == ["D2"] and page.input_value("[data-dm-text]") == "risky"
+    page.fill("[data-dm-text]", "")
+    assert _visible_rows(page) == ["D1", "D2", "G1"] and page.url.endswith("demo/map/")
     assert page.problems == []
 
 
@@ -503,9 +517,95 @@ def test_filters_on_the_real_map(page, real_site, width) -> None:
     page.click("[data-dm-changed]")
     assert sorted(_visible_rows(page)) == _changed_in_latest_edition()
     # every control is a comfortable target on a phone
-    sizes = page.eval_on_selector_all(".dm-toolbar button, .dm-toolbar select",
+    sizes = page.eval_on_selector_all(".dm-toolbar button, .dm-toolbar select, .dm-toolbar input",
                                       "all => all.map(e => [e.getBoundingClientRect().width, e.getBoundingClientRect().height])")
     assert sizes and all(w >= 24 and h >= 24 for w, h in sizes), sizes
+
+
+
+# One test per facet of the full map's filters, on the real map: after each click (or each word
+# typed) the rows shown are exactly those the map's data selects, the count says so, the address
+# holds the filter, and opening that address again shows the same rows with the same control set.
+# A facet whose button toggles but whose rows do not follow fails here.
+
+# words a reader might type; which rows they select is computed from the map, never written here
+FILTER_WORDS = ("compaction", "Tool call", "abort")
+
+
+def _row_text(entry) -> str:
+    """What the words filter looks in: the ID, the question and the short answer a row shows."""
+    answer = prose.first_sentences(entry.answer or entry.description or "", at_least=SHORT_AT_MOST,
+                                   at_most=SHORT_AT_MOST)
+    return f"{entry.id} {prose.words(entry.headline)} {prose.words(answer)}".lower()
+
+
+def _with_words(decisions, typed: str) -> list[str]:
+    return sorted(d.id for d in decisions if all(w in _row_text(d) for w in typed.lower().split()))
+
+
+def _facet_steps(facet: str) -> list[tuple]:
+    """(what the reader does, the query the address then holds, the IDs shown), in order; the last
+    step of each facet clears it again."""
+    decisions = list(_pi().decisions)
+    every = sorted(d.id for d in decisions)
+    if facet == "who":
+        whos = sorted({d.decided_by or "none" for d in decisions})
+        steps = [(("click", f'[data-dm-who="{who}"]'), f"who={who}",
+                  sorted(d.id for d in decisions if (d.decided_by or "none") == who)) for who in whos]
+        return steps + [(("click", '[data-dm-who=""]'), "", every)]
+    if facet == "group":
+        groups = sorted({d.group for d in decisions})
+        steps = [(("select", g), f"group={g}", sorted(d.id for d in decisions if d.group == g)) for g in groups]
+        return steps + [(("select", ""), "", every)]
+    if facet == "overrule":
+        overruled = sorted(d.id for d in decisions if d.overrides)
+        return [(("click", "[data-dm-overrule]"), "overrule=1", overruled), (("click", "[data-dm-overrule]"), "", every)]
+    if facet == "changed":
+        changed = _changed_in_latest_edition()
+        return [(("click", "[data-dm-changed]"), "changed=1", changed), (("click", "[data-dm-changed]"), "", every)]
+    assert facet == "text"
+    steps = [(("fill", typed), "text=" + typed.replace(" ", "+"), _with_words(decisions, typed)) for typed in FILTER_WORDS]
+    return steps + [(("fill", ""), "", every)]
+
+
+def _shown(page) -> dict:
+    """What the map shows now: the rows, the count sentence, the query of the address, the controls."""
+    return {"rows": sorted(_visible_rows(page)), "count": page.inner_text("[data-dm-count]"),
+            "query": urlsplit(page.url).query, "hash": urlsplit(page.url).fragment,
+            "controls": page.evaluate("""() => ({
+                who: Array.from(document.querySelectorAll('[data-dm-who][aria-pressed="true"]'), b => b.dataset.dmWho),
+                group: document.querySelector('[data-dm-group]').value,
+                overrule: (document.querySelector('[data-dm-overrule]') || {}).ariaPressed || null,
+                changed: (document.querySelector('[data-dm-changed]') || {}).ariaPressed || null,
+                text: document.querySelector('[data-dm-text]').value})""")}
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("facet", ["who", "group", "overrule", "changed", "text"])
+def test_each_filter_of_the_full_map_shows_its_rows_in_the_address_and_after_a_reload(page, real_site, width,
+                                                                                        facet) -> None:
+    total = len(list(_pi().decisions))
+    _open(page, real_site, "pi/map/")
+    assert len(_visible_rows(page)) == total
+    steps = _facet_steps(facet)
+    assert any(0 < len(ids) < total for _, _, ids in steps), f"no step of {facet} hides a row: the test proves nothing"
+    for (action, target), query, expected in steps:
+        if action == "click":
+            page.click(target)
+        elif action == "select":
+            page.select_option("[data-dm-group]", target)
+        else:
+            page.fill("[data-dm-text]", target)
+        now = _shown(page)
+        assert now["rows"] == expected, (facet, target)
+        assert now["count"] == (f"Showing all {total} decisions." if len(expected) == total
+                                else f"Showing {len(expected)} of {total} decisions."), (facet, target)
+        assert now["query"] == query and now["hash"] == "", (facet, target, page.url)
+        # the address is the view: opened again, the same rows, with the same control set
+        page.reload(wait_until="networkidle")
+        again = _shown(page)
+        assert again == now, (facet, target)
+    assert page.problems == []
 
 
 def test_wide_code_scrolls_in_its_own_box(page, demo_site, width) -> None:

@@ -49,6 +49,10 @@ def test_a_line_cites_the_whole_declaration_around_it(tmp_path, capsys) -> None:
     assert entry["cites"][0]["record"]["symbol"] == "two"
     refused = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet")
     assert refused.code == 2 and "placeholder" in refused.stderr
+    # the first line of a declaration, after a blank line, cites that declaration too
+    run = run_main(capsys, "new", "src/a.ts:6", "--decisions", project.decisions, "--group", "D")
+    assert run.code == 0, run.stderr
+    assert cites_of(project.entry("D3"))[0]["lines"] == "6-9"
 
 
 def test_a_range_is_cited_as_given(tmp_path, capsys) -> None:
@@ -85,6 +89,14 @@ def test_the_group_is_guessed_from_the_entries_citing_the_file_and_overlaps_are_
     assert "wrote" in run.stdout and project.entry("D6").is_file()
 
 
+
+def test_the_guessed_group_names_the_file_by_its_name_alone(tmp_path, capsys) -> None:
+    project = project_of(tmp_path, E1=[("src/dir/c.ts", "1")])
+    run = run_main(capsys, "new", "src/dir/c.ts:1", "--decisions", project.decisions)
+    assert run.code == 0, run.stderr
+    assert "note: group E guessed from the entries that cite c.ts; give --group or --id to choose" in run.stderr
+
+
 def test_a_file_no_entry_cites_needs_a_group(tmp_path, capsys) -> None:
     project = project_of(tmp_path, D1=[("src/a.ts", "2-4")])
     run = run_main(capsys, "new", "src/b.ts:1", "--decisions", project.decisions)
@@ -103,7 +115,7 @@ def test_the_next_id_counts_unfinished_entries_and_the_highest_number(tmp_path, 
 
 
 @pytest.mark.parametrize(("position", "message"), [
-    ("src/a.ts", "'src/a.ts': give FILE:LINE or FILE:A-B"),
+    ("src/a.ts", "'src/a.ts': give FILE:LINE or FILE:A-B, e.g. packages/coding-agent/src/core/agent-session.ts:658"),
     ("src/a.ts:x", "'src/a.ts:x': give FILE:LINE or FILE:A-B"),
     ("src/a.ts:2-", "'src/a.ts:2-': give FILE:LINE or FILE:A-B"),
     ("src/a.ts:0", "'src/a.ts:0': lines count from 1, and a range goes from low to high"),
@@ -183,4 +195,5 @@ def test_an_entry_with_another_problem_still_blocks_new(tmp_path, capsys) -> Non
     project.write_entry("D3", "id: D3\nquestion: Who decides D3?\n")
     run = run_main(capsys, "new", "src/a.ts:2", "--decisions", project.decisions, "--group", "D")
     assert run.code == 2 and "D3.yaml" in run.stderr and "Traceback" not in run.stderr
+    assert "D2.yaml" in run.stderr  # every problem is named at once, the unfinished entry's too
     assert not project.entry("D4").exists()

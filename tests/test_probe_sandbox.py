@@ -557,6 +557,42 @@ def test_the_install_check_names_what_changed(tmp_path: Path) -> None:
         _open(root, "1.0.0", ("p",))
 
 
+
+def test_the_install_opened_is_the_one_asked_for_and_a_refusal_names_the_folder_to_remove(tmp_path: Path) -> None:
+    """An install is used only for the version and packages its manifest names (a folder copied or
+    renamed under another version is not it), its folder and version are the ones probes then run
+    in, and every refusal says which folder to remove. A linked folder (npm links packages so) is
+    part of the install: pointed elsewhere, it is refused."""
+    from generator.probes.install import INSTALL_FORMAT, MANIFEST, InstallChanged, _entry, _tree, _tree_digest
+
+    root = tmp_path / "1.0.0"
+    (root / "node_modules" / "p").mkdir(parents=True)
+    (root / "node_modules" / "p" / "index.js").write_text("export const a = 1;\n")
+    (root / "node_modules" / "other").mkdir()
+    os.symlink("p", root / "node_modules" / "q")  # a linked package: a link to a folder
+    files = {path: _entry(root / path) for path in _tree(root)}
+    assert "node_modules/q" in files and files["node_modules/q"] == ["->p"]
+    (root / MANIFEST).write_text(json.dumps({"format": INSTALL_FORMAT, "version": "1.0.0", "packages": ["p"],
+                                             "tree_sha256": _tree_digest(files), "files": files}))
+    opened = _open(root, "1.0.0", ("p",))
+    assert (opened.root, opened.version, opened.packages) == (root, "1.0.0", ("p",))
+    assert _open(root, "2.0.0", ("p",)) is None  # another version: not this install
+    assert _open(root, "1.0.0", ("p", "r")) is None  # other packages: not this install
+    reinstall = f"remove the folder {root} to install it again from the registry"
+    (root / "node_modules" / "q").unlink()
+    os.symlink("other", root / "node_modules" / "q")
+    with pytest.raises(InstallChanged) as refused:
+        _open(root, "1.0.0", ("p",))
+    assert str(refused.value) == (f"{root / 'node_modules' / 'q'}: was changed since pi 1.0.0 was installed; probes "
+                                  f"do not run code that differs from the install; {reinstall}")
+    manifest = json.loads((root / MANIFEST).read_text())
+    manifest["files"]["node_modules/q"] = ["->other"]
+    (root / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(InstallChanged) as refused:
+        _open(root, "1.0.0", ("p",))
+    assert str(refused.value) == f"{root / MANIFEST}: the manifest of the install was edited; {reinstall}"
+
+
 @pytest.mark.network
 def test_p1_fails_when_pis_bundle_joins_the_parts_differently(install_copy: Path, sandboxed: Path) -> None:
     """P1 runs what `pi` runs: the same change made in dist/cli/initial-message.js alone (the file the
@@ -649,6 +685,31 @@ def test_without_bwrap_probe_exits_2_saying_what_to_install(tmp_path: Path, caps
     monkeypatch.setenv("DECISION_MAP_PROBE_SANDBOX", "namespaces")
     run = run_main(capsys, "probe", "--decisions", probe_map(tmp_path / "again", ["P1"]))
     assert run.code == 2 and "DECISION_MAP_PROBE_SANDBOX=namespaces: the sandbox is bwrap" in run.stderr
+
+
+
+def test_the_sandbox_chosen_is_the_one_asked_for_and_every_result_says_which(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """--no-sandbox and DECISION_MAP_PROBE_SANDBOX=node-only each ask for Node's permission model
+    alone, and the results say so; otherwise bwrap (here one that makes its sandbox: a stand-in
+    that succeeds), named in every result."""
+    monkeypatch.delenv("DECISION_MAP_PROBE_SANDBOX", raising=False)
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("DECISION_MAP_BWRAP", str(fake))
+    limited = "cgroup" if tree_limits().startswith("cgroup") else "rlimit"
+    weak = choose_sandbox(weak=True)
+    assert (weak.kind, weak.limits, weak.bwrap, weak.name) == ("node-only", tree_limits(), "", f"node-only+{limited}")
+    assert weak.describe().startswith("Node's permission model only, NOT a sandbox")
+    strong = choose_sandbox()
+    assert (strong.kind, strong.limits, strong.bwrap, strong.name) == ("bwrap", tree_limits(), str(fake),
+                                                                       f"bwrap+{limited}")
+    assert strong.describe().startswith("bubblewrap: no network")
+    monkeypatch.setenv("DECISION_MAP_PROBE_SANDBOX", "node-only")
+    assert choose_sandbox() == weak
+    monkeypatch.setenv("DECISION_MAP_PROBE_SANDBOX", "bwrap")
+    assert choose_sandbox() == strong
 
 
 def test_bwrap_that_cannot_make_its_sandbox_is_no_sandbox(tmp_path: Path, capsys: pytest.CaptureFixture,

@@ -1,7 +1,8 @@
 // The decision map's pages, in the reader's browser. Nothing here is needed to read a page.
 //
-// - The full map: filters (who decides, group, who can overrule, changed in the last edition),
-//   kept in the address (?who=model&group=G) so a filtered view can be shared. Without
+// - The full map: filters (who decides, group, who can overrule, changed in the last edition,
+//   words of the ID, question or short answer), kept in the address (?who=model&group=G&text=abort)
+//   so a filtered view can be shared. Without
 //   JavaScript the filters stay hidden and every row shows.
 // - Old links: every decision once had a card on the full map (/pi/map/#d1 or #D1). Such a
 //   link now goes on to the decision's own page. Nothing is fetched from another host.
@@ -42,8 +43,23 @@
     var counter = toolbar.querySelector("[data-dm-count]");
     var changed = toolbar.querySelector("[data-dm-changed]");  // only when the map has an edition
     var overrule = toolbar.querySelector("[data-dm-overrule]");  // only when some can be overruled
+    var words = toolbar.querySelector("[data-dm-text]");
     var whos = chips.map(function (chip) { return chip.dataset.dmWho; });
     var letters = Array.prototype.map.call(select.options, function (o) { return o.value; });
+    // What the words are looked for in: the row's ID, question and short answer, without its badges
+    // (every row says who decides: "code" would match them all).
+    var texts = rows.map(function (row) {
+      var answer = row.querySelector(".dm-row__answer");
+      var copy = answer ? answer.cloneNode(true) : document.createElement("p");
+      Array.prototype.forEach.call(copy.querySelectorAll("[class*='badge'], .dm-status, .dm-count"),
+        function (badge) { badge.remove(); });
+      var head = row.querySelector(".dm-row__head");
+      return ((head ? head.textContent : row.dataset.id) + " " + copy.textContent).toLowerCase();
+    });
+
+    function wordsOf(value) {
+      return value.toLowerCase().split(/\s+/).filter(Boolean);
+    }
 
     function read() {
       var query = new URLSearchParams(location.search);
@@ -53,7 +69,8 @@
         who: whos.indexOf(who) >= 0 ? who : "",
         group: letters.indexOf(group) >= 0 ? group : "",
         changed: Boolean(changed) && query.get("changed") === "1",
-        overrule: Boolean(overrule) && query.get("overrule") === "1"
+        overrule: Boolean(overrule) && query.get("overrule") === "1",
+        text: (query.get("text") || "").trim()
       };
     }
 
@@ -62,7 +79,7 @@
     function write() {
       var query = new URLSearchParams(location.search);
       [["who", state.who], ["group", state.group], ["changed", state.changed ? "1" : ""],
-       ["overrule", state.overrule ? "1" : ""]].forEach(function (pair) {
+       ["overrule", state.overrule ? "1" : ""], ["text", state.text]].forEach(function (pair) {
         if (pair[1]) query.set(pair[0], pair[1]); else query.delete(pair[0]);
       });
       var search = query.toString();
@@ -71,11 +88,13 @@
 
     function apply() {
       var shown = 0;
-      rows.forEach(function (row) {
+      var wanted = wordsOf(state.text);
+      rows.forEach(function (row, index) {
         var visible = (!state.who || row.dataset.who === state.who) &&
                       (!state.group || row.dataset.group === state.group) &&
                       (!state.changed || Boolean(row.dataset.edition)) &&
-                      (!state.overrule || Boolean(row.dataset.overrule));
+                      (!state.overrule || Boolean(row.dataset.overrule)) &&
+                      wanted.every(function (word) { return texts[index].indexOf(word) >= 0; });
         row.hidden = !visible;
         if (visible) shown += 1;
       });
@@ -88,6 +107,7 @@
       select.value = state.group;
       if (changed) changed.setAttribute("aria-pressed", String(state.changed));
       if (overrule) overrule.setAttribute("aria-pressed", String(state.overrule));
+      if (words && words.value.trim() !== state.text) words.value = state.text;  // not while typing a space
       counter.textContent = shown === rows.length
         ? "Showing all " + rows.length + " decisions."
         : "Showing " + shown + " of " + rows.length + " decisions.";
@@ -120,6 +140,12 @@
         update();
       });
     }
+    if (words) {
+      words.addEventListener("input", function () {
+        state.text = words.value.trim();
+        update();
+      });
+    }
     window.addEventListener("popstate", function () {
       state = read();
       apply();
@@ -148,7 +174,7 @@
       show.className = "dm-chip";
       show.textContent = "Show every decision and go there";
       show.addEventListener("click", function () {
-        state = {who: "", group: "", changed: false, overrule: false};
+        state = {who: "", group: "", changed: false, overrule: false, text: ""};
         update();
         notice.hidden = true;
         // through the address, so that the heading is the page's target (and marked as one)
@@ -171,9 +197,10 @@
       event.preventDefault();
       sayHidden(found);
     });
-    [chips, [select], [changed, overrule].filter(Boolean)].forEach(function (controls) {
+    [chips, [select], [changed, overrule, words].filter(Boolean)].forEach(function (controls) {
       controls.forEach(function (control) {
-        control.addEventListener(control.tagName === "SELECT" ? "change" : "click", function () {
+        var event = {SELECT: "change", INPUT: "input"}[control.tagName] || "click";
+        control.addEventListener(event, function () {
           notice.hidden = true;
         });
       });
