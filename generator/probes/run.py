@@ -3,8 +3,8 @@ sandbox (:mod:`generator.probes.sandbox`), and prints a JSON object; the probe *
 key of the entry's ``expect`` has that value in the result, *fails* when one does not, and is an
 *error* when the script gives no result (it crashed, hung, printed no JSON, tried the network…).
 
-Results are remembered in the cache by (script, version, the sha256 of every installed file, the
-harness and its sandbox, PROBE_* settings), so a second run at the same version runs nothing, and
+Results are remembered in the cache by (script, the shared modules it imports from its folder,
+version, the sha256 of every installed file, the harness and its sandbox, PROBE_* settings), so a second run at the same version runs nothing, and
 an install edited since is refused before anything is recalled (:mod:`generator.probes.install`).
 
 ``probe`` stopped by SIGTERM, SIGHUP or SIGINT first ends every sandbox it runs, with all they
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..errors import InputError, Problem, UsageError, display_path
 from ..source.fetch import cache_root
-from ..map.model import DecisionMap, EditionProbe, Entry
+from ..map.model import DecisionMap, EditionProbe, Entry, shared_modules
 from .install import Node, PiInstall, find_node, install_pi
 from .sandbox import (PRELOAD, WEAK_WARNING, Limits, Sandbox, SandboxRun, Stopped, allow_runs, choose_sandbox,
                             error_line, explain, run_sandboxed, stop_every_run)
@@ -166,12 +166,20 @@ def _run_one(decision_map: DecisionMap, entry: Entry, version: str, node: Node, 
     except OSError as err:
         return ProbeResult(status="error", result={}, seconds=0.0, reason=f"cannot read the probe: {err.strerror}; "
                            "write it (see CONTRIBUTING.md)", **base)
-    key = hashlib.sha256(json.dumps([code.hex(), version, install.digest, harness, passed]).encode()).hexdigest()[:24]
+    try:  # the shared modules it imports (probes/_session.mjs…) go beside it, and into what is remembered
+        beside = {m.name: (m.read_bytes(), display_path(m)) for m in shared_modules(script)}
+    except OSError as err:
+        return ProbeResult(status="error", result={}, seconds=0.0, reason=f"cannot read a module it imports: "
+                           f"{err.strerror}", **base)
+    ran = [code.hex(), version, install.digest, harness, passed]
+    if beside:  # (a probe without one keeps the key it had)
+        ran.append(sorted((name, module.hex()) for name, (module, _) in beside.items()))
+    key = hashlib.sha256(json.dumps(ran).encode()).hexdigest()[:24]
     remembered = _recall(key) if use_cache else None
     if remembered is not None:
         return _judged(remembered["result"], remembered["seconds"], base, cached=True)
     try:
-        run = run_sandboxed(code, script.name, node, install, limits, shown, sandbox, passed)
+        run = run_sandboxed(code, script.name, node, install, limits, shown, sandbox, passed, beside)
     except Stopped:
         return ProbeResult(status="error", result={}, seconds=0.0, reason="not run: probe was stopped", **base)
     result, why = _result_of(run, limits)
