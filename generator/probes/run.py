@@ -185,10 +185,21 @@ def _run_one(decision_map: DecisionMap, entry: Entry, version: str, node: Node, 
     result, why = _result_of(run, limits)
     if result is None:
         return ProbeResult(status="error", result={}, seconds=run.seconds, line=error_line(run, shown),
-                           reason=f"the probe {why} (run with pi {version})", **base)
+                           reason=f"the probe {why}{_in_shared(run, beside)} (run with pi {version})", **base)
     if use_cache:
         _remember(key, {"result": result, "seconds": run.seconds})
     return _judged(result, run.seconds, base)
+
+
+def _in_shared(run: SandboxRun, beside: dict[str, tuple[bytes, str]]) -> str:
+    """`` at <shared module>:<line>`` when Node's error names a line of a shared module the probe
+    imports (the first one its stderr names): the probe's own line, if any, is only the call."""
+    named = [(run.stderr.find(f"{shown}:{line}"), shown, line)
+             for shown in (where for _, where in beside.values()) if (line := error_line(run, shown))]
+    if not named:
+        return ""
+    _, shown, line = min(named)
+    return f" at {shown}:{line}"
 
 
 def _result_of(run: SandboxRun, limits: Limits) -> tuple[dict | None, str]:
