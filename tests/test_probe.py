@@ -145,7 +145,8 @@ def test_a_changed_shared_module_runs_again_the_probes_that_import_it(pi_env: Pa
     shared = decisions / "pi" / "probes" / "_said.mjs"
     shared.write_text('import { more } from "./_more.mjs";\nexport const said = "first" + more;\n')
     (decisions / "pi" / "probes" / "_more.mjs").write_text('export const more = "!";\n')
-    add_probe(decisions, "X1", 'import { said } from "./_said.mjs";\nconsole.log(JSON.stringify({ran: true, said}));\n')
+    add_probe(decisions, "X1", 'import { said } from "./_said.mjs";\n'
+                                 'console.log(JSON.stringify({ran: true, said}));\n')
     add_probe(decisions, "X2", "console.log(JSON.stringify({ran: true}));\n")
     [pi] = load_maps(decisions)
     first = {r.id: r for r in run_probes(pi)}

@@ -4,8 +4,10 @@ key of the entry's ``expect`` has that value in the result, *fails* when one doe
 *error* when the script gives no result (it crashed, hung, printed no JSON, tried the network…).
 
 Results are remembered in the cache by (script, the shared modules it imports from its folder,
-version, the sha256 of every installed file, the harness and its sandbox, PROBE_* settings), so a second run at the same version runs nothing, and
-an install edited since is refused before anything is recalled (:mod:`generator.probes.install`).
+version, the sha256 of every installed file, the harness and its sandbox, PROBE_* settings), so a
+second run at the same version runs nothing, and an install edited since is refused before
+anything is recalled (:mod:`generator.probes.install`). A shared module (``probes/_session.mjs``)
+runs read-only beside each probe that imports it (:func:`generator.map.model.shared_modules`).
 
 ``probe`` stopped by SIGTERM, SIGHUP or SIGINT first ends every sandbox it runs, with all they
 started, and removes their folders and groups (:func:`generator.probes.sandbox.stop_every_run`).
