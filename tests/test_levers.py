@@ -399,10 +399,13 @@ def test_the_loader_refuses_an_unpinned_overlay_that_cites_code_and_a_stray_exte
 
     decisions = _copy(tmp_path)
     (decisions / "pi" / "extensions" / "probes" / "stray.mjs").write_text("console.log('{}')\n")
+    (decisions / "pi" / "extensions" / "probes" / "_unused.mjs").write_text("export const x = 1;\n")
     overlay = decisions / "pi" / "extensions" / "pi-web-access.yaml"
     overlay.write_text(re.sub(r"^integrity: .*\n", "", overlay.read_text(), flags=re.M))
     with pytest.raises(InputError) as caught:
         load_maps(decisions, editions=False)
     messages = [str(p) for p in caught.value.problems]
     assert any("stray.mjs: no overlay runs this probe" in m for m in messages), messages
+    assert any("_unused.mjs: no probe imports this shared module" in m for m in messages), messages
+    assert not any("_session.mjs" in m for m in messages), messages  # the probes' own shared module
     assert any("pi-web-access.yaml" in m and "needs the package pinned" in m for m in messages), messages

@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, in_ci, require, run_cli, run_main
+from generator.errors import display_path
 from generator.map.load import load_maps
 from generator.probes.run import run_probes, same_value
 from generator.probes.sandbox import Limits, SandboxMissing, choose_sandbox
@@ -136,6 +137,35 @@ def test_a_second_run_is_remembered_and_a_changed_script_runs_again(pi_env: Path
     script = decisions / "pi" / "probes" / "P1.mjs"
     script.write_text(script.read_text() + "\n// a change\n")
     assert [r.cached for r in run_probes(pi)] == [False, True]
+
+
+@pytest.mark.network
+def test_a_changed_shared_module_runs_again_the_probes_that_import_it(pi_env: Path, tmp_path: Path) -> None:
+    decisions = probe_map(tmp_path, [])
+    shared = decisions / "pi" / "probes" / "_said.mjs"
+    shared.write_text('import { more } from "./_more.mjs";\nexport const said = "first" + more;\n')
+    (decisions / "pi" / "probes" / "_more.mjs").write_text('export const more = "!";\n')
+    add_probe(decisions, "X1", 'import { said } from "./_said.mjs";\n'
+                                 'console.log(JSON.stringify({ran: true, said}));\n')
+    add_probe(decisions, "X2", "console.log(JSON.stringify({ran: true}));\n")
+    [pi] = load_maps(decisions)
+    first = {r.id: r for r in run_probes(pi)}
+    # it ran beside the probe in the sandbox, with the module it imports in turn
+    assert first["X1"].status == "holds" and first["X1"].result["said"] == "first!", first["X1"].message
+    assert {i: r.cached for i, r in ((r.id, r) for r in run_probes(pi))} == {"X1": True, "X2": True}
+    shared.write_text('import { more } from "./_more.mjs";\nexport const said = "second" + more;\n')
+    third = {r.id: r for r in run_probes(pi)}
+    assert (third["X1"].cached, third["X1"].result["said"]) == (False, "second!")
+    assert third["X2"].cached  # a probe that does not import it is still remembered
+    (decisions / "pi" / "probes" / "_more.mjs").write_text('export const more = "?";\n')
+    assert {r.id: r.result["said"] for r in run_probes(pi) if not r.cached} == {"X1": "second?"}
+    # an error in it is named by its own path, not the sandbox's
+    shared.write_text('export const said = undefinedName;\n')
+    [broken] = [r for r in run_probes(pi) if r.id == "X1"]
+    assert broken.status == "error" and "/probe/" not in (broken.reason or ""), broken.reason
+    assert broken.message == (f"{display_path(decisions / 'pi' / 'probes' / 'X1.mjs')}: the probe failed (exit "
+                              f"code 1): ReferenceError: undefinedName is not defined at "
+                              f"{display_path(shared)}:1 (run with pi 1.6.0)")
 
 
 @pytest.mark.network
@@ -383,6 +413,18 @@ def test_the_loader_checks_probes(tmp_path: Path, capsys: pytest.CaptureFixture,
         (folder / "probes" / stray).unlink()
     (folder / "P8.yaml").unlink()
     (folder / "probes" / "lib").rmdir()
+    # a module the probes share (its name starts with "_") is no probe: a probe must import it
+    (folder / "probes" / "_session.mjs").write_text('import { helper } from "./_more.mjs";\nexport const x = helper;\n')
+    (folder / "probes" / "_more.mjs").write_text("export const helper = 1;\n")
+    assert _load_errors(capsys, Path("decisions")) == [
+        f"error: decisions/pi/probes/{name}: no probe imports this shared module: import it from a probe "
+        f'(`from "./{name}"`), or remove it' for name in ("_more.mjs", "_session.mjs")]
+    real = (folder / "probes" / "P1.mjs").read_text()
+    (folder / "probes" / "P1.mjs").write_text('import { x } from "./_session.mjs";\n' + real)
+    load_maps(decisions)  # imported by P1, and the other by it in turn
+    (folder / "probes" / "P1.mjs").write_text(real)
+    for shared in ("_session.mjs", "_more.mjs"):
+        (folder / "probes" / shared).unlink()
     text = (folder / "P1.yaml").read_text()
     for expect, says in (("{a: {b: 1}}", "probe.expect.a must be text, a number, true, false or null"),
                          ("{a: 2026-01-01}", "probe.expect.a must be text, a number"),

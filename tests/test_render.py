@@ -731,6 +731,14 @@ def test_a_probe_shows_on_its_entry_page_when_it_was_run(demo) -> None:
     assert '```json\n{\n  "asked": false,\n  "ran": true\n}\n```' in section
     problem = render_folder(demo.decisions, demo.pages, probes={"D1": _ProbeResult(script, status="fails")})
     assert '<span class="dm-probe dm-probe--fails">Does not hold at demo 1.0.0</span>' in problem.pages["demo/D1.md"]
+    assert "The module it imports" not in section
+    # a module it imports from its folder is shown after it: the script alone does not say what it runs
+    (script.parent / "_session.mjs").write_text("export const ran = true;\n")
+    script.write_text('import { ran } from "./_session.mjs";\nconsole.log(JSON.stringify({asked: false, ran}));\n')
+    page = render_folder(demo.decisions, demo.pages, probes={"D1": _ProbeResult(script)}).pages["demo/D1.md"]
+    assert ('```\n\n</details>\n\n<details class="dm-code" markdown>\n<summary>The module it imports, '
+            '<code>&#95;session.mjs</code></summary>\n\n```js\nexport const ran = true;\n```\n\n</details>\n\n'
+            "<details class=\"dm-code\" open markdown>") in page, page[page.index("## Demonstrated"):][:1500]
 
 
 # --- prose, read by markdown-it-py with only the allowed constructs -----------------------------------

@@ -17,7 +17,7 @@ import yaml
 
 from . import schema
 from ..errors import InputError, Problem, UsageError, display_path
-from .model import extension_map
+from .model import extension_map, is_shared_module, shared_modules
 from .model import (Citation, CitationRecord, DecisionMap, Edition, EditionCitation, EditionProbe, Entry, Failure,
                     GitPin, Group, Item, LeverRow, NpmPackage, Overlay, OverlayChange, OverlayLever, Override, Probe,
                     Review, Section, Side, Source, Span, Upstream)
@@ -307,7 +307,9 @@ def _check_probe_scripts(folder: Path, entries: list[Entry], problems: list[Prob
         if script.name.startswith(".") or script.is_dir():
             continue
         entry = folder / f"{script.stem}.yaml"
-        if script.suffix != ".mjs":
+        if is_shared_module(script):
+            _check_shared_module(script, problems)
+        elif script.suffix != ".mjs":
             problems.append(Problem(script, 0, "a probe script must be an ES module named after its entry "
                                     "(<ID>.mjs); rename or remove this file"))
         elif not entry.is_file():
@@ -325,12 +327,23 @@ def _check_extension_probe_scripts(folder: Path, overlays: list[Overlay], proble
     for script in sorted((folder / "probes").iterdir()) if (folder / "probes").is_dir() else []:
         if script.name.startswith(".") or script.is_dir():
             continue
-        if script.suffix != ".mjs" or script.stem not in probed:
+        if is_shared_module(script):
+            _check_shared_module(script, problems)
+        elif script.suffix != ".mjs" or script.stem not in probed:
             if (folder / f"{script.stem}.yaml").is_file() and script.suffix == ".mjs" and \
                     script.stem not in {o.extension for o in overlays}:
                 continue  # its overlay did not load: its own problems are reported
             problems.append(Problem(script, 0, f"no overlay runs this probe: add `probe:` (shows, expect) to "
                                     f"extensions/{script.stem}.yaml, or name the script after an extension"))
+
+
+def _check_shared_module(module: Path, problems: list[Problem]) -> None:
+    """A shared module (``_<name>.mjs``) is imported by a probe of its folder: one nobody imports would
+    never run, like a stray probe."""
+    probes = [s for s in module.parent.iterdir() if s.suffix == ".mjs" and s.is_file() and not is_shared_module(s)]
+    if not any(module in shared_modules(probe) for probe in probes):
+        problems.append(Problem(module, 0, f"no probe imports this shared module: import it from a probe "
+                                f"(`from \"./{module.name}\"`), or remove it"))
 
 
 def _overrides(values: dict) -> tuple[Override, ...]:

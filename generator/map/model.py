@@ -2,8 +2,39 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+# A module in a probes folder that probes import rather than a probe of its own (``_session.mjs``):
+# its name starts with "_", which no entry ID and no npm package name can.
+SHARED_PREFIX = "_"
+# `import … from "./_x.mjs"`, `import "./_x.mjs"`, `import("./_x.mjs")`: a shared module is named by
+# a literal path beside the script (a computed one is not found here, and fails in the sandbox)
+_SHARED_IMPORT = re.compile(r"""\b(?:from|import)\s*\(?\s*["']\./(_[^"'/\\]+\.mjs)["']""")
+
+
+def is_shared_module(script: Path) -> bool:
+    """Whether a file of a probes folder is a module probes import, not a probe."""
+    return script.name.startswith(SHARED_PREFIX) and script.suffix == ".mjs"
+
+
+def shared_modules(script: Path) -> tuple[Path, ...]:
+    """The shared modules of its folder that a probe script imports, and those they import, in
+    name order (only those that exist: a missing one is Node's error, with its line, at the run)."""
+    found: dict[str, Path] = {}
+    pending = [script]
+    while pending:
+        try:
+            text = pending.pop().read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for name in _SHARED_IMPORT.findall(text):
+            module = script.parent / name
+            if name not in found and module.is_file():
+                found[name] = module
+                pending.append(module)
+    return tuple(found[name] for name in sorted(found))
 
 
 @dataclass(frozen=True)

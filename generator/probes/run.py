@@ -3,9 +3,11 @@ sandbox (:mod:`generator.probes.sandbox`), and prints a JSON object; the probe *
 key of the entry's ``expect`` has that value in the result, *fails* when one does not, and is an
 *error* when the script gives no result (it crashed, hung, printed no JSON, tried the network…).
 
-Results are remembered in the cache by (script, version, the sha256 of every installed file, the
-harness and its sandbox, PROBE_* settings), so a second run at the same version runs nothing, and
-an install edited since is refused before anything is recalled (:mod:`generator.probes.install`).
+Results are remembered in the cache by (script, the shared modules it imports from its folder,
+version, the sha256 of every installed file, the harness and its sandbox, PROBE_* settings), so a
+second run at the same version runs nothing, and an install edited since is refused before
+anything is recalled (:mod:`generator.probes.install`). A shared module (``probes/_session.mjs``)
+runs read-only beside each probe that imports it (:func:`generator.map.model.shared_modules`).
 
 ``probe`` stopped by SIGTERM, SIGHUP or SIGINT first ends every sandbox it runs, with all they
 started, and removes their folders and groups (:func:`generator.probes.sandbox.stop_every_run`).
@@ -27,7 +29,7 @@ from pathlib import Path
 
 from ..errors import InputError, Problem, UsageError, display_path
 from ..source.fetch import cache_root
-from ..map.model import DecisionMap, EditionProbe, Entry
+from ..map.model import DecisionMap, EditionProbe, Entry, shared_modules
 from .install import Node, PiInstall, find_node, install_pi
 from .sandbox import (PRELOAD, WEAK_WARNING, Limits, Sandbox, SandboxRun, Stopped, allow_runs, choose_sandbox,
                             error_line, explain, run_sandboxed, stop_every_run)
@@ -166,21 +168,40 @@ def _run_one(decision_map: DecisionMap, entry: Entry, version: str, node: Node, 
     except OSError as err:
         return ProbeResult(status="error", result={}, seconds=0.0, reason=f"cannot read the probe: {err.strerror}; "
                            "write it (see CONTRIBUTING.md)", **base)
-    key = hashlib.sha256(json.dumps([code.hex(), version, install.digest, harness, passed]).encode()).hexdigest()[:24]
+    try:  # the shared modules it imports (probes/_session.mjs…) go beside it, and into what is remembered
+        beside = {m.name: (m.read_bytes(), display_path(m)) for m in shared_modules(script)}
+    except OSError as err:
+        return ProbeResult(status="error", result={}, seconds=0.0, reason=f"cannot read a module it imports: "
+                           f"{err.strerror}", **base)
+    ran = [code.hex(), version, install.digest, harness, passed]
+    if beside:  # (a probe without one keeps the key it had)
+        ran.append(sorted((name, module.hex()) for name, (module, _) in beside.items()))
+    key = hashlib.sha256(json.dumps(ran).encode()).hexdigest()[:24]
     remembered = _recall(key) if use_cache else None
     if remembered is not None:
         return _judged(remembered["result"], remembered["seconds"], base, cached=True)
     try:
-        run = run_sandboxed(code, script.name, node, install, limits, shown, sandbox, passed)
+        run = run_sandboxed(code, script.name, node, install, limits, shown, sandbox, passed, beside)
     except Stopped:
         return ProbeResult(status="error", result={}, seconds=0.0, reason="not run: probe was stopped", **base)
     result, why = _result_of(run, limits)
     if result is None:
         return ProbeResult(status="error", result={}, seconds=run.seconds, line=error_line(run, shown),
-                           reason=f"the probe {why} (run with pi {version})", **base)
+                           reason=f"the probe {why}{_in_shared(run, beside)} (run with pi {version})", **base)
     if use_cache:
         _remember(key, {"result": result, "seconds": run.seconds})
     return _judged(result, run.seconds, base)
+
+
+def _in_shared(run: SandboxRun, beside: dict[str, tuple[bytes, str]]) -> str:
+    """`` at <shared module>:<line>`` when Node's error names a line of a shared module the probe
+    imports (the first one its stderr names): the probe's own line, if any, is only the call."""
+    named = [(run.stderr.find(f"{shown}:{line}"), shown, line)
+             for shown in (where for _, where in beside.values()) if (line := error_line(run, shown))]
+    if not named:
+        return ""
+    _, shown, line = min(named)
+    return f" at {shown}:{line}"
 
 
 def _result_of(run: SandboxRun, limits: Limits) -> tuple[dict | None, str]:

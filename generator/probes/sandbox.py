@@ -182,11 +182,14 @@ class SandboxRun:
 
 
 def run_sandboxed(code: bytes, name: str, node: Node, install: PiInstall, limits: Limits, shown_as: str,
-                  sandbox: Sandbox, passed: dict[str, str] | None = None) -> SandboxRun:
+                  sandbox: Sandbox, passed: dict[str, str] | None = None,
+                  beside: dict[str, tuple[bytes, str]] | None = None) -> SandboxRun:
     """Run ``code`` (an ES module, the script ``name``) with ``node`` against ``install`` in ``sandbox``.
 
     ``shown_as`` replaces the sandbox's copy of the script in what stderr says; ``passed`` are
-    extra environment variables (the caller's PROBE_* settings)."""
+    extra environment variables (the caller's PROBE_* settings); ``beside`` are the modules it
+    imports from its own folder (name: (code, shown as)), put read-only next to it."""
+    beside = beside or {}
     group = make_group(limits.memory_mb, limits.processes) if sandbox.limits != "rlimit" else None
     top = None
     fds: list[int] = []
@@ -194,7 +197,8 @@ def run_sandboxed(code: bytes, name: str, node: Node, install: PiInstall, limits
         if sandbox.kind == "bwrap":
             work = WORK
             fds = [_memory_file(code), _memory_file(_PASSWD.encode()), _memory_file(_GROUP.encode())]
-            command = [*_bwrap_command(sandbox.bwrap, node, install, limits, fds, name),
+            fds += [_memory_file(module) for module, _ in beside.values()]
+            command = [*_bwrap_command(sandbox.bwrap, node, install, limits, fds, name, list(beside)),
                        *_node_command(Path("/opt/node/bin/node"), work, f"file:///opt/harness/{PRELOAD.name}",
                                       limits, name)]
             cwd = None
@@ -205,13 +209,16 @@ def run_sandboxed(code: bytes, name: str, node: Node, install: PiInstall, limits
                 (work / sub).mkdir(parents=True)
             os.chmod(work / "xdg/runtime", 0o700)
             (work / name).write_bytes(code)
+            for other, (module, _) in beside.items():
+                (work / other).write_bytes(module)
             os.symlink(install.node_modules, work / "node_modules")
             command = _node_command(node.binary, work, PRELOAD.as_uri(), limits, name)
             cwd = work
         env = _environment(node.bin_dir if sandbox.kind != "bwrap" else Path("/opt/node/bin"), work, passed or {})
         run = _supervise(command, cwd, env, limits, sandbox, group, fds)
-        script = work / name
-        stderr = run.stderr.replace(script.as_uri(), shown_as).replace(str(script), shown_as)
+        stderr = run.stderr
+        for file, shown in [(work / name, shown_as), *((work / other, where) for other, (_, where) in beside.items())]:
+            stderr = stderr.replace(file.as_uri(), shown).replace(str(file), shown)
         return SandboxRun(run.stdout, stderr, run.exit_code, run.seconds, run.stopped, sandbox.name,
                           group.ran_out_of() if group else None)
     finally:
@@ -234,8 +241,9 @@ def _memory_file(data: bytes) -> int:
     return fd
 
 
-def _bwrap_command(bwrap: str, node: Node, install: PiInstall, limits: Limits, fds: list[int], name: str) -> list[str]:
-    script_fd, passwd_fd, group_fd = fds
+def _bwrap_command(bwrap: str, node: Node, install: PiInstall, limits: Limits, fds: list[int], name: str,
+                   beside: list[str] | None = None) -> list[str]:
+    script_fd, passwd_fd, group_fd, *beside_fds = fds
     command = [bwrap, *_isolation_flags()]
     command += ["--ro-bind", "/usr", "/usr"]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
@@ -256,8 +264,10 @@ def _bwrap_command(bwrap: str, node: Node, install: PiInstall, limits: Limits, f
         command += ["--dir", str(WORK / sub)]
     command += ["--chmod", "0700", str(WORK / "xdg/runtime"),
                 "--symlink", "/opt/pi/node_modules", str(WORK / "node_modules"),
-                "--perms", "0444", "--ro-bind-data", str(script_fd), str(WORK / name),
-                "--remount-ro", "/", "--chdir", str(WORK), "--"]
+                "--perms", "0444", "--ro-bind-data", str(script_fd), str(WORK / name)]
+    for other, fd in zip(beside or [], beside_fds):
+        command += ["--perms", "0444", "--ro-bind-data", str(fd), str(WORK / other)]
+    command += ["--remount-ro", "/", "--chdir", str(WORK), "--"]
     return command
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .. import prose
-from ...map.model import Citation, DecisionMap, Edition, Entry, Group, Overlay, OverlayChange, Review
+from ...map.model import Citation, DecisionMap, Edition, Entry, Group, Overlay, OverlayChange, Review, shared_modules
 from ...citations.verify import Resolution, Trees, excerpt
 from .editions import EditionView, VerdictView, edition_views, language
 
@@ -129,6 +129,9 @@ class ProbeView:
     message: str
     observed: tuple[tuple[str, str], ...] = ()  # what pi printed or sent: (what it is, an excerpt)
     entry_id: str = ""
+    # the modules it imports from its folder (probes/_session.mjs…), (name, source): the script alone
+    # would not show a reader how its session is built
+    shared: tuple[tuple[str, str], ...] = ()
 
     @property
     def command(self) -> str:
@@ -545,15 +548,17 @@ def _probe(entry: Entry, result: Any) -> ProbeView | None:
     script_path = Path(getattr(result, "script", "") or probe.script)
     try:
         script = script_path.read_text(encoding="utf-8")
+        shared = tuple((m.name, m.read_text(encoding="utf-8").rstrip("\n")) for m in shared_modules(script_path))
     except OSError:
-        script = ""
+        script, shared = "", ()
     outcome = getattr(result, "result", None)
     shown = {k: v for k, v in outcome.items() if k != "observed"} if isinstance(outcome, dict) else outcome
     return ProbeView(probe.shows, tuple(probe.expect), str(getattr(result, "status", "error")),
                      str(getattr(result, "version", "")), script.rstrip("\n"), script_path.name,
                      json.dumps(shown, indent=2, ensure_ascii=False) if shown is not None else "",
                      getattr(result, "seconds", None), str(getattr(result, "message", "") or ""),
-                     observed(outcome), getattr(entry, "id", None) or entry.extension)  # an overlay: its name
+                     observed(outcome), getattr(entry, "id", None) or entry.extension,  # an overlay: its name
+                     shared)
 
 
 OBSERVED_CHARACTERS = 600  # the longest excerpt of what pi printed or sent a page shows

@@ -5,18 +5,10 @@
 import { mkdirSync, readFileSync, existsSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { fauxAssistantMessage, fauxProvider, fauxToolCall } from "@earendil-works/pi-ai";
-import {
-	createAgentSession,
-	DefaultResourceLoader,
-	ModelRuntime,
-	SessionManager,
-	SettingsManager,
-} from "@earendil-works/pi-coding-agent";
+import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai";
+import { contrast } from "./_session.mjs";
 
 const PACKAGE = "@baochunli/pi-collaborating-agents";
-// PROBE_WITHOUT=1 leaves the extension out: the probe must then fail
-const WITHOUT = process.env.PROBE_WITHOUT === "1";
 
 // Another agent, registered where the extension keeps its registry (~/.pi/agent/collaborating-agents,
 // the sandbox's own home), reserves `locked.txt`. Its pid is this process's, so it counts as alive.
@@ -27,30 +19,6 @@ writeFileSync(join(registry, "peer.json"), JSON.stringify({
 	name: "peer", pid: process.pid, sessionId: "peer-session", cwd: "/elsewhere", model: "none",
 	startedAt: now, lastSeenAt: now, reservations: [{ pattern: "locked.txt", reason: "probe", since: now }],
 }));
-
-async function session(name, withExtension) {
-	const cwd = join(process.cwd(), name);
-	mkdirSync(cwd, { recursive: true });
-	const agentDir = join(cwd, ".agent");
-	const faux = fauxProvider();
-	const modelRuntime = await ModelRuntime.create({
-		authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false,
-	});
-	modelRuntime.registerNativeProvider(faux.provider);
-	const settingsManager = SettingsManager.inMemory();
-	const resourceLoader = new DefaultResourceLoader({
-		cwd, agentDir, settingsManager,
-		additionalExtensionPaths: withExtension ? [join(process.cwd(), "node_modules", PACKAGE)] : [],
-	});
-	await resourceLoader.reload();
-	const loaded = resourceLoader.getExtensions();
-	const { session } = await createAgentSession({
-		cwd, agentDir, modelRuntime, settingsManager, resourceLoader,
-		model: faux.getModel(), sessionManager: SessionManager.inMemory(cwd),
-	});
-	await session.bindExtensions({});
-	return { cwd, session, faux, errors: loaded.errors.map((e) => String(e.error)) };
-}
 
 // The model writes the reserved path, then another one.
 async function run(s) {
@@ -68,8 +36,7 @@ async function run(s) {
 	};
 }
 
-const plain = await session("plain", false);
-const withIt = await session("with", !WITHOUT);
+const { plain, withIt } = await contrast(PACKAGE, () => ({ makeFolder: true }));
 const offered = (s) => s.session.getActiveToolNames();
 const ran = await run(withIt);
 const ranPlain = await run(plain);

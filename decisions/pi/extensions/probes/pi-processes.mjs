@@ -5,18 +5,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { fauxAssistantMessage, fauxProvider, fauxToolCall } from "@earendil-works/pi-ai";
-import {
-	createAgentSession,
-	DefaultResourceLoader,
-	ModelRuntime,
-	SessionManager,
-	SettingsManager,
-} from "@earendil-works/pi-coding-agent";
+import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai";
+import { contrast } from "./_session.mjs";
 
 const PACKAGE = "@aliou/pi-processes";
-// PROBE_WITHOUT=1 leaves the extension out: the probe must then fail
-const WITHOUT = process.env.PROBE_WITHOUT === "1";
 
 // The extension reads its global settings from pi's agent folder (~/.pi/agent) when it loads: switch
 // its background blocker on there (it is off by default).
@@ -24,30 +16,6 @@ const globalAgentDir = join(homedir(), ".pi", "agent");
 mkdirSync(join(globalAgentDir, "extensions"), { recursive: true });
 writeFileSync(join(globalAgentDir, "extensions", "processes.json"),
 	JSON.stringify({ interception: { blockBackgroundCommands: true } }));
-
-async function session(name, withExtension) {
-	const cwd = join(process.cwd(), name);
-	mkdirSync(cwd, { recursive: true });
-	const agentDir = globalAgentDir;
-	const faux = fauxProvider();
-	const modelRuntime = await ModelRuntime.create({
-		authPath: join(cwd, "auth.json"), modelsPath: null, refreshOnCreate: false,
-	});
-	modelRuntime.registerNativeProvider(faux.provider);
-	const settingsManager = SettingsManager.inMemory();
-	const resourceLoader = new DefaultResourceLoader({
-		cwd, agentDir, settingsManager,
-		additionalExtensionPaths: withExtension ? [join(process.cwd(), "node_modules", PACKAGE)] : [],
-	});
-	await resourceLoader.reload();
-	const loaded = resourceLoader.getExtensions();
-	const { session } = await createAgentSession({
-		cwd, agentDir, modelRuntime, settingsManager, resourceLoader,
-		model: faux.getModel(), sessionManager: SessionManager.inMemory(cwd),
-	});
-	await session.bindExtensions({});
-	return { session, faux, errors: loaded.errors.map((e) => String(e.error)) };
-}
 
 // The model asks for a command in the background, then a plain one.
 async function run(s) {
@@ -62,8 +30,9 @@ async function run(s) {
 	return { background: text(results[0]), backgroundError: Boolean(results[0]?.isError), plain: text(results[1]) };
 }
 
-const plain = await session("plain", false);
-const withIt = await session("with", !WITHOUT);
+const { plain, withIt } = await contrast(PACKAGE, (cwd) => ({
+	makeFolder: true, agentDir: globalAgentDir, authPath: join(cwd, "auth.json"),
+}));
 const offered = (s) => s.session.getActiveToolNames();
 const ran = await run(withIt);
 const ranPlain = await run(plain);

@@ -4,17 +4,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fauxAssistantMessage, fauxProvider } from "@earendil-works/pi-ai";
-import {
-	createAgentSession,
-	DefaultResourceLoader,
-	ModelRuntime,
-	SessionManager,
-	SettingsManager,
-} from "@earendil-works/pi-coding-agent";
+import { openSession, WITHOUT } from "./_session.mjs";
 
 const PACKAGE = "pi-prompt-template-model";
-// PROBE_WITHOUT=1 leaves the extension out: the probe must then fail
-const WITHOUT = process.env.PROBE_WITHOUT === "1";
 
 const cwd = join(process.cwd(), "project");
 // the extension finds templates where pi does, in the agent folder pi's getAgentDir() names
@@ -27,25 +19,6 @@ writeFileSync(join(agentDir, "prompts", "review.md"),
 
 // replies stream at a model's pace: the extension waits to see its run start before waiting for its end
 const faux = fauxProvider({ models: [{ id: "main", reasoning: true }], tokensPerSecond: 40 });
-const modelRuntime = await ModelRuntime.create({
-	authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false,
-});
-modelRuntime.registerNativeProvider(faux.provider);
-const settingsManager = SettingsManager.inMemory();
-const resourceLoader = new DefaultResourceLoader({
-	cwd, agentDir, settingsManager,
-	additionalExtensionPaths: WITHOUT ? [] : [join(process.cwd(), "node_modules", PACKAGE)],
-});
-await resourceLoader.reload();
-const errors = resourceLoader.getExtensions().errors.map((e) => String(e.error));
-const { session } = await createAgentSession({
-	cwd, agentDir, modelRuntime, settingsManager, resourceLoader,
-	model: faux.getModel("main"), sessionManager: SessionManager.inMemory(cwd),
-	// the model in scope, as `pi --models faux/main` puts it: the extension takes a model in scope as
-	// usable (availability is otherwise learned from the providers, which needs the network)
-	scopedModels: [{ model: faux.getModel("main") }],
-	thinkingLevel: "low",
-});
 // a UI that answers nothing and records what the extension tells the person (its errors come this way)
 const notes = [];
 const none = async () => undefined;
@@ -58,7 +31,17 @@ const ui = {
 	setEditorComponent() {}, getEditorComponent: () => undefined, getAllThemes: () => [], getTheme: () => undefined,
 	setTheme: () => ({ success: false }), getToolsExpanded: () => false, setToolsExpanded() {},
 };
-await session.bindExtensions({ uiContext: ui });
+
+const { session, errors } = await openSession({
+	cwd, agentDir, extension: WITHOUT ? null : PACKAGE, faux, model: faux.getModel("main"),
+	create: {
+		// the model in scope, as `pi --models faux/main` puts it: the extension takes a model in scope as
+		// usable (availability is otherwise learned from the providers, which needs the network)
+		scopedModels: [{ model: faux.getModel("main") }],
+		thinkingLevel: "low",
+	},
+	bind: { uiContext: ui },
+});
 
 const answeredBy = [];  // the thinking level each reply was asked for
 const reply = (context, options) => {

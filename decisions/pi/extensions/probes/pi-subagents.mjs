@@ -1,44 +1,10 @@
 // pi-subagents: loaded into pi, it offers the model its `subagent` and `bg_wait` tools, and the
 // system prompt pi builds lists `subagent`. The same session without it (the contrast) has neither.
-import { join } from "node:path";
-import { fauxProvider } from "@earendil-works/pi-ai";
-import {
-	createAgentSession,
-	DefaultResourceLoader,
-	ModelRuntime,
-	SessionManager,
-	SettingsManager,
-} from "@earendil-works/pi-coding-agent";
+import { contrast } from "./_session.mjs";
 
 const PACKAGE = "pi-subagents";
-// PROBE_WITHOUT=1 leaves the extension out: the probe must then fail
-const WITHOUT = process.env.PROBE_WITHOUT === "1";
 
-async function session(name, withExtension) {
-	const cwd = join(process.cwd(), name);
-	const agentDir = join(cwd, ".agent");
-	const faux = fauxProvider();
-	const modelRuntime = await ModelRuntime.create({
-		authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false,
-	});
-	modelRuntime.registerNativeProvider(faux.provider);
-	const settingsManager = SettingsManager.inMemory();
-	const resourceLoader = new DefaultResourceLoader({
-		cwd, agentDir, settingsManager,
-		additionalExtensionPaths: withExtension ? [join(process.cwd(), "node_modules", PACKAGE)] : [],
-	});
-	await resourceLoader.reload();
-	const loaded = resourceLoader.getExtensions();
-	const { session } = await createAgentSession({
-		cwd, agentDir, modelRuntime, settingsManager, resourceLoader,
-		model: faux.getModel(), sessionManager: SessionManager.inMemory(cwd),
-	});
-	await session.bindExtensions({});
-	return { session, faux, errors: loaded.errors.map((e) => String(e.error)) };
-}
-
-const plain = await session("plain", false);
-const withIt = await session("with", !WITHOUT);
+const { plain, withIt } = await contrast(PACKAGE);
 const offered = (s) => ["subagent", "bg_wait"].every((t) => s.session.getActiveToolNames().includes(t));
 const inPrompt = (s) => /^- subagent: /m.test(s.session.systemPrompt);
 

@@ -1,48 +1,15 @@
 // pi-web-access: loaded into pi, its tools are offered to the model, which can call them.
 // The same session without it (the contrast) is offered none of them.
-import { join } from "node:path";
-import { fauxAssistantMessage, fauxProvider, fauxToolCall } from "@earendil-works/pi-ai";
-import {
-	createAgentSession,
-	DefaultResourceLoader,
-	ModelRuntime,
-	SessionManager,
-	SettingsManager,
-} from "@earendil-works/pi-coding-agent";
+import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai";
+import { contrast } from "./_session.mjs";
 
 const PACKAGE = "pi-web-access";
 // The sandbox's `fetch` throws and cannot be replaced, and the extension replaces the global
 // `fetch` with a wrapper that only matters with a proxy; it skips that when the global is marked
 // as its own wrapper, so mark it (nothing here goes through a proxy, or the network).
 globalThis.fetch.__piWebAccessProxyFetch = true;
-// PROBE_WITHOUT=1 leaves the extension out: the probe must then fail
-const WITHOUT = process.env.PROBE_WITHOUT === "1";
 
-async function session(name, withExtension) {
-	const cwd = join(process.cwd(), name);
-	const agentDir = join(cwd, ".agent");
-	const faux = fauxProvider();
-	const modelRuntime = await ModelRuntime.create({
-		authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false,
-	});
-	modelRuntime.registerNativeProvider(faux.provider);
-	const settingsManager = SettingsManager.inMemory();
-	const resourceLoader = new DefaultResourceLoader({
-		cwd, agentDir, settingsManager,
-		additionalExtensionPaths: withExtension ? [join(process.cwd(), "node_modules", PACKAGE)] : [],
-	});
-	await resourceLoader.reload();
-	const loaded = resourceLoader.getExtensions();
-	const { session } = await createAgentSession({
-		cwd, agentDir, modelRuntime, settingsManager, resourceLoader,
-		model: faux.getModel(), sessionManager: SessionManager.inMemory(cwd),
-	});
-	await session.bindExtensions({});
-	return { session, faux, errors: loaded.errors.map((e) => String(e.error)) };
-}
-
-const plain = await session("plain", false);
-const withIt = await session("with", !WITHOUT);
+const { plain, withIt } = await contrast(PACKAGE);
 const offered = (s) => s.session.getActiveToolNames();
 
 // The model calls one of the extension's tools; a stored-result lookup needs no network.
