@@ -118,6 +118,30 @@ export default (pi) => {
     assert "G1" in rows["sendMessage"].decisions and "D1" in rows["ctx.ui.confirm"].decisions
 
 
+def test_api_methods_called_through_a_cast_or_held_by_a_name_are_found(tmp_path):
+    index = """\
+export default function (pi: ExtensionAPI) {
+  (pi as any).registerTool({ name: "a" });
+  (pi.registerTool as (t: unknown) => unknown)({ name: "b" });
+  const candidate = pi.appendEntry;
+  const append = typeof candidate === "function" ? candidate.bind(pi) : undefined;
+  append?.("x", {});
+  if (typeof pi.setModel === "function") {}
+  const onEvent = pi.on as unknown as (e: string, h: unknown) => void;
+  onEvent("tool_call", () => ({ block: true }));
+  const send = (pi as { sendUserMessage?: (m: string) => unknown }).sendUserMessage;
+  send.call(pi, "go");
+  const events = (pi as any).events;
+  events?.on?.("input", () => {});
+  pi.registerTool.length;
+}
+"""
+    assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
+        ("registerTool", 2), ("registerTool", 3), ("appendEntry", 4), ("appendEntry", 6), ("tool_call", 9),
+        ("sendUserMessage", 10), ("sendUserMessage", 11)]  # `typeof pi.setModel` only tests for it; pi.events is
+    # pi's event bus between extensions, not `pi.on`
+
+
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():
     assert known_levers() - {row.lever for row in table()} == set()
 
@@ -299,3 +323,33 @@ def test_the_loader_refuses_an_unpinned_overlay_that_cites_code_and_a_stray_exte
     messages = [str(p) for p in caught.value.problems]
     assert any("stray.mjs: no overlay runs this probe" in m for m in messages), messages
     assert any("pi-web-access.yaml" in m and "needs the package pinned" in m for m in messages), messages
+
+
+# What second readers found by hand in real packages and `levers` once missed, at the pinned release
+# (issue 25): each (lever, file, line) read in the package's code.
+HAND_READ = {
+    "pi-mcp-adapter@2.36.0": {
+        ("registerTool", "index.ts", 403), ("registerTool", "index.ts", 1503),  # (pi.registerTool as X)(…)
+        ("registerTool", "namespace-tools.ts", 245),
+        ("appendEntry", "init.ts", 186),  # const candidate = pi.appendEntry; …candidate.bind(pi)
+    },
+    "pi-subagents@0.67.0": {
+        ("tool_call", "src/runs/shared/subagent-prompt-runtime.ts", 344),  # const onRuntimeEvent = pi.on as …
+        ("context", "src/runs/shared/subagent-prompt-runtime.ts", 507),
+        ("before_provider_request", "src/runs/shared/subagent-prompt-runtime.ts", 505),
+        ("before_agent_start", "src/runs/shared/subagent-prompt-runtime.ts", 517),
+        ("agent_start", "src/runs/shared/subagent-prompt-runtime.ts", 483),
+        ("agent_end", "src/runs/shared/subagent-prompt-runtime.ts", 489),
+        ("sendUserMessage", "src/runs/shared/subagent-prompt-runtime.ts", 394),  # (pi as {…}).sendUserMessage
+        ("appendEntry", "src/intercom/native-supervisor-channel.ts", 523),
+    },
+}
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("spec", sorted(HAND_READ))
+def test_levers_finds_what_second_readers_found_by_hand(spec):
+    run = run_cli("levers", spec, "--format", "json", "--quiet")
+    assert run.code == 0, run.stderr
+    levers = {(u["lever"], u["file"], u["line"]) for u in json.loads(run.stdout)["levers"]}
+    assert HAND_READ[spec] - levers == set()

@@ -251,7 +251,9 @@ def _declarator(scope: _Scope, name: tree_sitter.Node | None, value: tree_sitter
     value = _unwrap(value)
     if name.type == "identifier":
         local = _text(name)
-        if _is_pi(scope, value):
+        if (method := _pi_method(scope, value)) is not None:
+            scope.pi_methods[local] = method  # `const on = pi.on as X`, `pi.appendEntry.bind(pi)`
+        elif _is_pi(scope, value):
             scope.pi.add(local)
         elif _is_ctx(scope, value):
             scope.ctx.add(local)
@@ -381,6 +383,45 @@ def _is_pi(scope: _Scope, node: tree_sitter.Node | None) -> bool:
     return False
 
 
+def _pi_method(scope: _Scope, node: tree_sitter.Node | None) -> str | None:
+    """The API method a value is: ``pi.X`` (through casts), ``m.bind(pi)`` of one, a name holding
+    one, or either branch of ``c ? m : undefined``."""
+    if node is None:
+        return None
+    node = _unwrap(node)
+    if node.type == "member_expression" and _is_pi(scope, node.child_by_field_name("object")):
+        return _text(node.child_by_field_name("property"))
+    if node.type == "identifier":
+        return scope.pi_methods.get(_text(node))
+    if node.type == "call_expression":
+        callee = _unwrap(node.child_by_field_name("function"))
+        if callee.type == "member_expression" and _text(callee.child_by_field_name("property")) == "bind":
+            return _pi_method(scope, callee.child_by_field_name("object"))
+    if node.type == "ternary_expression":
+        return _pi_method(scope, node.child_by_field_name("consequence")) or \
+            _pi_method(scope, node.child_by_field_name("alternative"))
+    return None
+
+
+def _method_taken(scope: _Scope, member: tree_sitter.Node) -> str | None:
+    """The API method ``pi.X`` names when it is taken as a value, not called there (nor only tested
+    with ``typeof``)."""
+    if not _is_pi(scope, member.child_by_field_name("object")):
+        return None
+    outer = member
+    while outer.parent is not None and outer.parent.type in ("as_expression", "parenthesized_expression",
+                                                              "non_null_expression", "satisfies_expression"):
+        outer = outer.parent
+    parent = outer.parent
+    if parent is None or (parent.type == "call_expression" and parent.child_by_field_name("function") == outer):
+        return None
+    if parent.type == "unary_expression" and _text(parent.child_by_field_name("operator")) == "typeof":
+        return None
+    if parent.type == "member_expression" and _text(parent.child_by_field_name("property")) != "bind":
+        return None  # `pi.events.on`: a member of a member, not the method itself
+    return _text(member.child_by_field_name("property"))
+
+
 def _is_ctx(scope: _Scope, node: tree_sitter.Node | None) -> bool:
     return node is not None and _unwrap(node).type == "identifier" and _text(_unwrap(node)) in scope.ctx
 
@@ -402,6 +443,7 @@ def _events(code: ParsedFile, scope: _Scope) -> Iterator[tuple[tree_sitter.Node,
         callee = node.child_by_field_name("function")
         if callee is None:
             continue
+        callee = _unwrap(callee)
         if callee.type == "member_expression":
             if _text(callee.child_by_field_name("property")) != "on" or \
                     not _is_pi(scope, callee.child_by_field_name("object")):
@@ -464,7 +506,7 @@ def _wrapper_calls(code: ParsedFile, scope: _Scope, wrapper: tuple[str, int]):
 
 def _calls(code: ParsedFile, scope: _Scope, rows: dict[str, LeverRow]):
     """Each API, process and network call: (node, lever, kind)."""
-    for node in code.of("call_expression", "new_expression"):
+    for node in code.of("call_expression", "new_expression", "member_expression"):
         if node.type == "new_expression":
             constructor = node.child_by_field_name("constructor")
             name = _text(constructor)
@@ -473,11 +515,15 @@ def _calls(code: ParsedFile, scope: _Scope, rows: dict[str, LeverRow]):
             if lever:
                 yield node, lever, "network"
             continue
-        if node.type != "call_expression":
+        if node.type == "member_expression":
+            method = _method_taken(scope, node)
+            if method is not None and method != "on" and method in rows and rows[method].kind == "api":
+                yield node, method, "api"  # taken to be called later: `const append = pi.appendEntry`
             continue
         callee = node.child_by_field_name("function")
         if callee is None:
             continue
+        callee = _unwrap(callee)  # `(pi.registerTool as X)(…)` calls pi.registerTool
         if callee.type == "member_expression":
             target = callee.child_by_field_name("object")
             method = _text(callee.child_by_field_name("property"))
@@ -486,6 +532,9 @@ def _calls(code: ParsedFile, scope: _Scope, rows: dict[str, LeverRow]):
                     yield node, "pi.exec", "process"
                 elif method != "on" and method in rows and rows[method].kind == "api":
                     yield node, method, "api"
+            elif method in ("call", "apply") and (held := _pi_method(scope, target)) is not None:
+                if held != "on" and held in rows and rows[held].kind == "api":
+                    yield node, held, "api"  # `append.call(pi, …)` on a method held by a name
             elif _is_ctx(scope, target) and f"ctx.{method}" in rows:
                 yield node, f"ctx.{method}", "api"
             elif _is_ui(scope, target) and f"ctx.ui.{method}" in rows:
