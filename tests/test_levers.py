@@ -142,6 +142,27 @@ export default function (pi: ExtensionAPI) {
     # pi's event bus between extensions, not `pi.on`
 
 
+def test_pis_ui_handed_on_by_itself_is_found(tmp_path):
+    index = """\
+import type { ExtensionUIContext } from "@earendil-works/pi-coding-agent";
+type AskUI = Pick<ExtensionUIContext, "select" | "input">;
+export default function (pi: ExtensionAPI) {
+  pi.registerCommand("x", { handler: async (args, ctx) => {
+    const ui = ctx.hasUI ? ctx.ui : undefined;
+    await ui?.input("t");
+  } });
+}
+function approve(state: { ui?: ExtensionUIContext }) { return state.ui.select("t", ["a"]); }
+function ask(options: { ui: AskUI }) { return options.ui.confirm("t", "m"); }
+function field(ask: AskUI) { return ask.input("t"); }
+function plain(ui) { return ui.editor("t", ""); }
+function other(picker: Picker) { return picker.select("t"); }
+"""
+    assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
+        ("registerCommand", 4), ("ctx.ui.input", 6), ("ctx.ui.select", 9), ("ctx.ui.confirm", 10),
+        ("ctx.ui.input", 11), ("ctx.ui.editor", 12)]  # a picker that is not pi's UI is not
+
+
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():
     assert known_levers() - {row.lever for row in table()} == set()
 
@@ -332,6 +353,9 @@ HAND_READ = {
         ("registerTool", "index.ts", 403), ("registerTool", "index.ts", 1503),  # (pi.registerTool as X)(…)
         ("registerTool", "namespace-tools.ts", 245),
         ("appendEntry", "init.ts", 186),  # const candidate = pi.appendEntry; …candidate.bind(pi)
+        ("ctx.ui.select", "tool-approval.ts", 180),  # state.ui.select(…)
+        ("ctx.ui.confirm", "sampling-handler.ts", 167), ("ctx.ui.select", "elicitation-handler.ts", 145),
+        ("ctx.ui.input", "commands.ts", 411),  # const ui = ctx.hasUI ? ctx.ui : undefined
     },
     "pi-subagents@0.67.0": {
         ("tool_call", "src/runs/shared/subagent-prompt-runtime.ts", 344),  # const onRuntimeEvent = pi.on as …

@@ -66,7 +66,7 @@ class LeverUse:
 _KINDS = ("call_expression", "new_expression", "member_expression", "variable_declarator", "assignment_expression",
           "import_statement", "export_statement", "formal_parameters", "arrow_function", "required_parameter",
           "optional_parameter", "public_field_definition", "field_definition", "function_declaration",
-          "generator_function_declaration")
+          "generator_function_declaration", "type_alias_declaration")
 
 
 @lru_cache(maxsize=None)
@@ -106,6 +106,7 @@ class _Scope:
     pi_methods: dict[str, str] = field(default_factory=dict)  # destructured: local name → method
     ctx: set[str] = field(default_factory=set)  # a handler's or command's context
     ui: set[str] = field(default_factory=set)  # ctx.ui
+    ui_types: set[str] = field(default_factory=set)  # local type aliases of (a part of) pi's UI
     modules: dict[str, tuple[str, str]] = field(default_factory=dict)  # local → (module, export or "*")
     strings: dict[str, list[str]] = field(default_factory=dict)  # const name → its literal string(s)
     functions: dict[str, list[tree_sitter.Node]] = field(default_factory=dict)  # name → its definitions
@@ -163,6 +164,8 @@ def find_levers(files: dict[str, ParsedFile], table: tuple[LeverRow, ...]) -> tu
 
 def _scope(code: ParsedFile) -> _Scope:
     scope = _Scope(functions=_function_index(code))
+    scope.ui_types = {_text(node.child_by_field_name("name")) for node in code.of("type_alias_declaration")
+                      if "ExtensionUIContext" in _text(node.child_by_field_name("value"))}
     for node in code.of("required_parameter", "optional_parameter", "public_field_definition", "field_definition",
                         "export_statement", "import_statement"):
         kind = node.type
@@ -209,6 +212,9 @@ def _parameter(scope: _Scope, pattern: tree_sitter.Node | None, type_text: str) 
             scope.pi.add(name)
         elif re.search(r"\bExtension(Command)?Context\b", type_text) or name == "ctx":
             scope.ctx.add(name)
+        elif name == "ui" or "ExtensionUIContext" in type_text or \
+                any(re.search(rf"\b{re.escape(alias)}\b", type_text) for alias in scope.ui_types):
+            scope.ui.add(name)  # pi's UI handed on by itself, as a `ui` or typed as (a part of) it
 
 
 def _parameters(function: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -249,6 +255,12 @@ def _declarator(scope: _Scope, name: tree_sitter.Node | None, value: tree_sitter
     if name is None or value is None:
         return
     value = _unwrap(value)
+    if value.type == "ternary_expression" or (value.type == "binary_expression" and
+                                              _text(value.child_by_field_name("operator")) in ("??", "||")):
+        # `c ? ctx.ui : undefined`, `options.spawn ?? spawn`: the name may hold either side
+        for side in ("consequence", "alternative") if value.type == "ternary_expression" else ("left", "right"):
+            _declarator(scope, name, value.child_by_field_name(side))
+        return
     if name.type == "identifier":
         local = _text(name)
         if (method := _pi_method(scope, value)) is not None:
@@ -432,8 +444,8 @@ def _is_ui(scope: _Scope, node: tree_sitter.Node | None) -> bool:
     node = _unwrap(node)
     if node.type == "identifier":
         return _text(node) in scope.ui
-    return node.type == "member_expression" and _text(node.child_by_field_name("property")) == "ui" and \
-        _is_ctx(scope, node.child_by_field_name("object"))
+    # `ctx.ui`, and also `state.ui` or `options.ui`: pi's UI kept in an extension's own object
+    return node.type == "member_expression" and _text(node.child_by_field_name("property")) == "ui"
 
 
 def _events(code: ParsedFile, scope: _Scope) -> Iterator[tuple[tree_sitter.Node, list[str] | tuple | None]]:
