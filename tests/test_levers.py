@@ -163,6 +163,33 @@ function other(picker: Picker) { return picker.select("t"); }
         ("ctx.ui.input", 11), ("ctx.ui.editor", 12)]  # a picker that is not pi's UI is not
 
 
+def test_the_api_taken_out_of_an_object_and_a_process_call_held_by_a_name_are_found(tmp_path):
+    index = """\
+import { notice } from "./notice";
+export default function (api: ExtensionAPI) {
+  notice({ pi: api, state: 1 });
+}
+"""
+    notice = """\
+import { spawn } from "node:child_process";
+import * as cp from "node:child_process";
+export function notice({ pi, state }: { pi: ExtensionAPI; state: number }) { pi.sendMessage({}); }
+export function later(input: { pi: ExtensionAPI }) { const { pi: api, ctx } = input; api.setModel(m); ctx.abort(); }
+export function typed({ on }: ExtensionAPI) { on("input", () => {}); }
+export function run(options: { spawn?: typeof spawn }) {
+  const spawnImpl = options.spawn ?? spawn;
+  spawnImpl("gh", []);
+  const sync = cp.execFileSync;
+  sync("git", []);
+  const flags = cp.constants;
+}
+"""
+    assert found(tmp_path, {"index.ts": index, "notice.ts": notice}) == [
+        ("sendMessage", "notice.ts", 3), ("ctx.abort", "notice.ts", 4), ("setModel", "notice.ts", 4),
+        ("input", "notice.ts", 5), ("child_process.spawn", "notice.ts", 8),
+        ("child_process.execFileSync", "notice.ts", 10)]  # `input` holds the API; it is not the API
+
+
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():
     assert known_levers() - {row.lever for row in table()} == set()
 
@@ -366,6 +393,8 @@ HAND_READ = {
         ("agent_end", "src/runs/shared/subagent-prompt-runtime.ts", 489),
         ("sendUserMessage", "src/runs/shared/subagent-prompt-runtime.ts", 394),  # (pi as {…}).sendUserMessage
         ("appendEntry", "src/intercom/native-supervisor-channel.ts", 523),
+        ("registerCommand", "src/slash/prompt-workflows.ts", 254),  # const { pi, run } = input
+        ("child_process.spawn", "src/inspectors/herdr/client.ts", 51),  # spawnImpl = options.spawn ?? spawn
     },
 }
 

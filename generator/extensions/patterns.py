@@ -204,11 +204,15 @@ def _scope(code: ParsedFile) -> _Scope:
 def _parameter(scope: _Scope, pattern: tree_sitter.Node | None, type_text: str) -> None:
     if pattern is None:
         return
-    if pattern.type == "object_pattern" and "ExtensionAPI" in type_text:
-        scope.pi_methods.update(_destructured(pattern))
+    # typed as the API itself (or a part of it), not as an object that holds it (`input: { pi: ExtensionAPI }`)
+    is_api = re.match(r"[:\s]*((Pick|Partial|Readonly)<\s*)?ExtensionAPI\b", type_text) is not None
+    if pattern.type == "object_pattern" and is_api:
+        scope.pi_methods.update(_destructured(pattern))  # `({ on, registerTool }: ExtensionAPI)`
+    elif pattern.type == "object_pattern":
+        _held_by_name(scope, pattern)
     elif pattern.type == "identifier":
         name = _text(pattern)
-        if "ExtensionAPI" in type_text or name == "pi":
+        if is_api or name == "pi":
             scope.pi.add(name)
         elif re.search(r"\bExtension(Command)?Context\b", type_text) or name == "ctx":
             scope.ctx.add(name)
@@ -273,6 +277,8 @@ def _declarator(scope: _Scope, name: tree_sitter.Node | None, value: tree_sitter
             scope.ui.add(local)
         elif (required := _required(value)) is not None:
             scope.modules.setdefault(local, (required, "*"))
+        elif (imported := _imported(scope, value)) is not None:
+            scope.modules.setdefault(local, imported)  # `const run = spawn`, `const run = cp.spawn`
         elif (strings := _strings_of(scope, value)) is not None:
             scope.strings.setdefault(local, strings)
     elif name.type == "object_pattern":
@@ -283,9 +289,29 @@ def _declarator(scope: _Scope, name: tree_sitter.Node | None, value: tree_sitter
         elif (required := _required(value)) is not None:
             for local, export in _destructured(name).items():
                 scope.modules.setdefault(local, (required, export))
+        else:
+            _held_by_name(scope, name)
     elif name.type == "member_expression" and _text(name.child_by_field_name("object")) == "this":
         if _is_pi(scope, value):
             scope.pi_fields.add(_text(name.child_by_field_name("property")))
+
+
+def _held_by_name(scope: _Scope, pattern: tree_sitter.Node) -> None:
+    """``{ pi, ctx, ui }`` taken out of an extension's own object (``function f({ pi, state })``,
+    ``const { pi } = input``): each holds what its key names, as ``input.pi`` does."""
+    for local, key in _destructured(pattern).items():
+        {"pi": scope.pi, "ctx": scope.ctx, "ui": scope.ui}.get(key, set()).add(local)
+
+
+def _imported(scope: _Scope, value: tree_sitter.Node) -> tuple[str, str] | None:
+    """What a name given an import holds: ``spawn`` itself, or ``cp.spawn`` of ``import * as cp``."""
+    if value.type == "identifier":
+        return scope.modules.get(_text(value))
+    if value.type == "member_expression":
+        module = scope.modules.get(_text(value.child_by_field_name("object")))
+        if module is not None and module[1] in ("*", "default"):
+            return module[0], _text(value.child_by_field_name("property"))
+    return None
 
 
 def _passed_on(scope: _Scope, call: tree_sitter.Node) -> None:
