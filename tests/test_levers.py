@@ -190,6 +190,24 @@ export function run(options: { spawn?: typeof spawn }) {
         ("child_process.execFileSync", "notice.ts", 10)]  # `input` holds the API; it is not the API
 
 
+def test_a_file_the_extension_starts_as_its_own_process_or_worker_is_read(tmp_path):
+    index = """\
+import path from "node:path";
+import { spawn } from "node:child_process";
+export default function (pi: ExtensionAPI) {
+  const runner = path.join(path.dirname(fileURLToPath(import.meta.url)), "runner.ts");
+  spawn(process.execPath, [runner]);
+  new Worker(new URL("./lib/worker.mjs", import.meta.url));
+  pi.sendMessage({ content: "see unused.ts" });
+}
+"""
+    files = {"index.ts": index, "runner.ts": 'import { spawnSync } from "node:child_process";\nspawnSync("gh", []);\n',
+             "lib/worker.mjs": 'fetch("https://example.com");\n', "unused.ts": 'fetch("https://example.com");\n'}
+    assert found(tmp_path, files) == [
+        ("child_process.spawn", "index.ts", 5), ("sendMessage", "index.ts", 7), ("fetch", "lib/worker.mjs", 1),
+        ("child_process.spawnSync", "runner.ts", 2)]  # a file name in a message is not a file it runs
+
+
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():
     assert known_levers() - {row.lever for row in table()} == set()
 
@@ -395,6 +413,9 @@ HAND_READ = {
         ("appendEntry", "src/intercom/native-supervisor-channel.ts", 523),
         ("registerCommand", "src/slash/prompt-workflows.ts", 254),  # const { pi, run } = input
         ("child_process.spawn", "src/inspectors/herdr/client.ts", 51),  # spawnImpl = options.spawn ?? spawn
+        # the background runner, started as `node jiti runner.ts`: `gh gist create`, external CLIs
+        ("child_process.spawnSync", "src/runs/background/subagent-runner.ts", 586),
+        ("child_process.spawn", "src/runs/shared/external-cli-runner.ts", 330),
     },
 }
 

@@ -191,7 +191,8 @@ def _auto_entries(tree: SourceTree, folder: str) -> list[str]:
 
 
 def reachable_files(tree: SourceTree, entries: list[str]) -> list[str]:
-    """The entries and every file of the package they import, directly or not (relative imports)."""
+    """The entries and every file of the package they import, directly or not (relative imports), or
+    start as a process of their own (a runner named beside the file that spawns it)."""
     return list(_reachable(tree, entries))
 
 
@@ -212,6 +213,7 @@ def _reachable(tree: SourceTree, entries: list[str]) -> dict[str, ParsedFile]:
 
 
 def _relative_imports(code: ParsedFile) -> Iterator[str]:
+    """The package's files this one imports, or names to run, as paths relative to it."""
     for node in code.of("import_statement", "export_statement", "call_expression"):
         if node.type in ("import_statement", "export_statement") and node.child_by_field_name("source"):
             source = _literal(node.child_by_field_name("source"))
@@ -222,6 +224,16 @@ def _relative_imports(code: ParsedFile) -> Iterator[str]:
             continue
         if source and source.startswith("."):
             yield source
+    # a file of the package started as its own process or worker: `spawn(node, [path.join(here,
+    # "runner.ts")])`, `new URL("./worker.mjs", import.meta.url)`; it runs what the extension asks
+    for node in code.of("call_expression", "new_expression"):
+        callee = node.child_by_field_name("function" if node.type == "call_expression" else "constructor")
+        name = _text(callee).rsplit(".", 1)[-1]
+        if name in ("join", "resolve") or (node.type == "new_expression" and name == "URL"):
+            for arg in _args(node):
+                named = _literal(arg) or ""
+                if named.endswith(_CODE_SUFFIXES) and (named.startswith(".") or "/" not in named):
+                    yield named if named.startswith(".") else "./" + named  # a bare name: beside this file
 
 
 def _resolve_import(tree: SourceTree, base: str, target: str) -> str | None:
