@@ -208,6 +208,24 @@ export default function (pi: ExtensionAPI) {
         ("child_process.spawnSync", "runner.ts", 2)]  # a file name in a message is not a file it runs
 
 
+def test_a_network_module_handed_in_by_type_and_fetch_held_by_a_name_are_found(tmp_path):
+    index = """\
+export default function (pi: ExtensionAPI) {}
+export function make(undiciImpl: typeof import("undici")) {
+  return (u) => undiciImpl.fetch(u);
+}
+async function load() {
+  let undici: typeof import("undici");
+  undici = await import("undici");
+  await undici.request("x");
+}
+function guarded(options: { fetch?: typeof fetch }) { const fetchImpl = options.fetch ?? fetch; return fetchImpl("u"); }
+function mine(fetch: (u: string) => void) { const go = fetch; }
+"""
+    assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
+        ("fetch", 3), ("undici.request", 8), ("fetch", 10)]
+
+
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():
     assert known_levers() - {row.lever for row in table()} == set()
 
@@ -401,6 +419,10 @@ HAND_READ = {
         ("ctx.ui.select", "tool-approval.ts", 180),  # state.ui.select(…)
         ("ctx.ui.confirm", "sampling-handler.ts", 167), ("ctx.ui.select", "elicitation-handler.ts", 145),
         ("ctx.ui.input", "commands.ts", 411),  # const ui = ctx.hasUI ? ctx.ui : undefined
+    },
+    "pi-web-access@0.28.0": {
+        ("fetch", "gemini-web.ts", 70),  # undiciImpl.fetch, undiciImpl: typeof import("undici")
+        ("fetch", "ssrf-protection.ts", 238),  # const fetchImpl = options.fetch ?? fetch
     },
     "pi-subagents@0.67.0": {
         ("tool_call", "src/runs/shared/subagent-prompt-runtime.ts", 344),  # const onRuntimeEvent = pi.on as …

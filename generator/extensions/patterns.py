@@ -40,6 +40,7 @@ _MODULE_LEVERS = {
                                                                        "request", "head")},
 }
 _GLOBAL_CALLS = {"fetch": "fetch"}  # called with no import
+_MODULE_LEVERS.update({("globalThis", name): lever for name, lever in _GLOBAL_CALLS.items()})  # held by a name
 _GLOBAL_CONSTRUCTORS = {"WebSocket": "WebSocket", "EventSource": "EventSource"}
 
 
@@ -212,7 +213,10 @@ def _parameter(scope: _Scope, pattern: tree_sitter.Node | None, type_text: str) 
         _held_by_name(scope, pattern)
     elif pattern.type == "identifier":
         name = _text(pattern)
-        if is_api or name == "pi":
+        typed_module = re.search(r"\btypeof\s+import\(\s*[\"']([^\"']+)[\"']\s*\)\s*$", type_text)
+        if typed_module:  # `undiciImpl: typeof import("undici")`: the module handed in
+            scope.modules.setdefault(name, (typed_module.group(1).removeprefix("node:"), "*"))
+        elif is_api or name == "pi":
             scope.pi.add(name)
         elif re.search(r"\bExtension(Command)?Context\b", type_text) or name == "ctx":
             scope.ctx.add(name)
@@ -306,7 +310,8 @@ def _held_by_name(scope: _Scope, pattern: tree_sitter.Node) -> None:
 def _imported(scope: _Scope, value: tree_sitter.Node) -> tuple[str, str] | None:
     """What a name given an import holds: ``spawn`` itself, or ``cp.spawn`` of ``import * as cp``."""
     if value.type == "identifier":
-        return scope.modules.get(_text(value))
+        name = _text(value)
+        return scope.modules.get(name) or (("globalThis", name) if name in _GLOBAL_CALLS else None)
     if value.type == "member_expression":
         module = scope.modules.get(_text(value.child_by_field_name("object")))
         if module is not None and module[1] in ("*", "default"):
