@@ -226,6 +226,21 @@ function mine(fetch: (u: string) => void) { const go = fetch; }
         ("fetch", 3), ("undici.request", 8), ("fetch", 10)]
 
 
+def test_a_renderer_is_a_lever_with_no_decision_and_a_headless_browser_is_a_process(tmp_path):
+    index = """\
+import puppeteer from "puppeteer-core";
+export default function (pi: ExtensionAPI) {
+  pi.registerMessageRenderer("x", () => undefined);
+  pi.registerToolRenderer(() => undefined);
+  return puppeteer.launch({ headless: true });
+}
+"""
+    report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index}), "x", "1.0.0", table())
+    assert [(u.lever, u.kind, u.line, u.decisions) for u in report.levers] == [
+        ("registerMessageRenderer", "api", 3, ()), ("registerToolRenderer", "api", 4, ()),
+        ("puppeteer.launch", "process", 5, ())]
+
+
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():
     assert known_levers() - {row.lever for row in table()} == set()
 
@@ -420,6 +435,11 @@ HAND_READ = {
         ("ctx.ui.confirm", "sampling-handler.ts", 167), ("ctx.ui.select", "elicitation-handler.ts", 145),
         ("ctx.ui.input", "commands.ts", 411),  # const ui = ctx.hasUI ? ctx.ui : undefined
     },
+    "pi-markdown-preview@0.16.0": {("puppeteer.launch", "index.ts", 1868)},
+    "pi-mermaid@0.3.0": {("registerMessageRenderer", "index.ts", 474)},
+    "@baochunli/pi-collaborating-agents@0.4.6": {
+        ("registerMessageRenderer", "extensions/collaborating-agents/renderers.ts", 60)},
+    "@aliou/pi-processes@0.12.0": {("registerMessageRenderer", "extensions/processes/message-renderer.ts", 18)},
     "pi-web-access@0.28.0": {
         ("fetch", "gemini-web.ts", 70),  # undiciImpl.fetch, undiciImpl: typeof import("undici")
         ("fetch", "ssrf-protection.ts", 238),  # const fetchImpl = options.fetch ?? fetch

@@ -35,6 +35,7 @@ _MODULE_LEVERS = {
     ("cross-spawn", "spawn"): "cross-spawn",
     ("execa", "execa"): "execa", ("execa", "execaCommand"): "execa", ("execa", "$"): "execa",
     ("execa", "default"): "execa",
+    ("puppeteer", "launch"): "puppeteer.launch", ("puppeteer-core", "launch"): "puppeteer.launch",  # a browser
     ("ws", "default"): "WebSocket", ("ws", "WebSocket"): "WebSocket",
     ("axios", "default"): "axios", **{("axios", m): "axios" for m in ("get", "post", "put", "patch", "delete",
                                                                        "request", "head")},
@@ -622,7 +623,7 @@ def _module_lever(imported: tuple[str, str] | None, member: str | None) -> str |
 def _kind(lever: str, rows: dict[str, LeverRow]) -> str:
     if lever in rows:
         return rows[lever].kind
-    return "process" if lever.startswith(("child_process", "cross-spawn", "execa")) else "network"
+    return "process" if lever.startswith(("child_process", "cross-spawn", "execa", "puppeteer")) else "network"
 
 
 def known_levers() -> set[str]:
