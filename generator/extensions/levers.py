@@ -2,10 +2,10 @@
 
 The package is fetched like pi (``npm pack`` at the exact version, integrity checked, cached);
 its extension entry points are found the way pi's package manager finds them (the ``pi.extensions``
-list of package.json, else an ``extensions/`` folder), and every file they import is read for
-levers: events given to ``pi.on`` (also through an alias, destructuring or a local wrapper called
-with literal names), calls on the extension API object and on a handler's ``ctx``, child processes
-and network calls. Which decisions a lever can change comes from the map's lever table
+list of package.json, else an ``extensions/`` folder), and every file they import (or start as a
+process of their own) is read for levers: events given to ``pi.on`` (also through an alias, a cast,
+destructuring or a local wrapper called with literal names), calls on the extension API object, on a
+handler's ``ctx`` and on pi's UI, child processes and network calls (patterns.py). Which decisions a lever can change comes from the map's lever table
 (``levers.yaml``), never from this module.
 """
 
