@@ -118,6 +118,129 @@ export default (pi) => {
     assert "G1" in rows["sendMessage"].decisions and "D1" in rows["ctx.ui.confirm"].decisions
 
 
+def test_api_methods_called_through_a_cast_or_held_by_a_name_are_found(tmp_path):
+    index = """\
+export default function (pi: ExtensionAPI) {
+  (pi as any).registerTool({ name: "a" });
+  (pi.registerTool as (t: unknown) => unknown)({ name: "b" });
+  const candidate = pi.appendEntry;
+  const append = typeof candidate === "function" ? candidate.bind(pi) : undefined;
+  append?.("x", {});
+  if (typeof pi.setModel === "function") {}
+  const onEvent = pi.on as unknown as (e: string, h: unknown) => void;
+  onEvent("tool_call", () => ({ block: true }));
+  const send = (pi as { sendUserMessage?: (m: string) => unknown }).sendUserMessage;
+  send.call(pi, "go");
+  const events = (pi as any).events;
+  events?.on?.("input", () => {});
+  pi.registerTool.length;
+}
+"""
+    assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
+        ("registerTool", 2), ("registerTool", 3), ("appendEntry", 4), ("appendEntry", 6), ("tool_call", 9),
+        ("sendUserMessage", 10), ("sendUserMessage", 11)]  # `typeof pi.setModel` only tests for it; pi.events is
+    # pi's event bus between extensions, not `pi.on`
+
+
+def test_pis_ui_handed_on_by_itself_is_found(tmp_path):
+    index = """\
+import type { ExtensionUIContext } from "@earendil-works/pi-coding-agent";
+type AskUI = Pick<ExtensionUIContext, "select" | "input">;
+export default function (pi: ExtensionAPI) {
+  pi.registerCommand("x", { handler: async (args, ctx) => {
+    const ui = ctx.hasUI ? ctx.ui : undefined;
+    await ui?.input("t");
+  } });
+}
+function approve(state: { ui?: ExtensionUIContext }) { return state.ui.select("t", ["a"]); }
+function ask(options: { ui: AskUI }) { return options.ui.confirm("t", "m"); }
+function field(ask: AskUI) { return ask.input("t"); }
+function plain(ui) { return ui.editor("t", ""); }
+function other(picker: Picker) { return picker.select("t"); }
+"""
+    assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
+        ("registerCommand", 4), ("ctx.ui.input", 6), ("ctx.ui.select", 9), ("ctx.ui.confirm", 10),
+        ("ctx.ui.input", 11), ("ctx.ui.editor", 12)]  # a picker that is not pi's UI is not
+
+
+def test_the_api_taken_out_of_an_object_and_a_process_call_held_by_a_name_are_found(tmp_path):
+    index = """\
+import { notice } from "./notice";
+export default function (api: ExtensionAPI) {
+  notice({ pi: api, state: 1 });
+}
+"""
+    notice = """\
+import { spawn } from "node:child_process";
+import * as cp from "node:child_process";
+export function notice({ pi, state }: { pi: ExtensionAPI; state: number }) { pi.sendMessage({}); }
+export function later(input: { pi: ExtensionAPI }) { const { pi: api, ctx } = input; api.setModel(m); ctx.abort(); }
+export function typed({ on }: ExtensionAPI) { on("input", () => {}); }
+export function run(options: { spawn?: typeof spawn }) {
+  const spawnImpl = options.spawn ?? spawn;
+  spawnImpl("gh", []);
+  const sync = cp.execFileSync;
+  sync("git", []);
+  const flags = cp.constants;
+}
+"""
+    assert found(tmp_path, {"index.ts": index, "notice.ts": notice}) == [
+        ("sendMessage", "notice.ts", 3), ("ctx.abort", "notice.ts", 4), ("setModel", "notice.ts", 4),
+        ("input", "notice.ts", 5), ("child_process.spawn", "notice.ts", 8),
+        ("child_process.execFileSync", "notice.ts", 10)]  # `input` holds the API; it is not the API
+
+
+def test_a_file_the_extension_starts_as_its_own_process_or_worker_is_read(tmp_path):
+    index = """\
+import path from "node:path";
+import { spawn } from "node:child_process";
+export default function (pi: ExtensionAPI) {
+  const runner = path.join(path.dirname(fileURLToPath(import.meta.url)), "runner.ts");
+  spawn(process.execPath, [runner]);
+  new Worker(new URL("./lib/worker.mjs", import.meta.url));
+  pi.sendMessage({ content: "see unused.ts" });
+}
+"""
+    files = {"index.ts": index, "runner.ts": 'import { spawnSync } from "node:child_process";\nspawnSync("gh", []);\n',
+             "lib/worker.mjs": 'fetch("https://example.com");\n', "unused.ts": 'fetch("https://example.com");\n'}
+    assert found(tmp_path, files) == [
+        ("child_process.spawn", "index.ts", 5), ("sendMessage", "index.ts", 7), ("fetch", "lib/worker.mjs", 1),
+        ("child_process.spawnSync", "runner.ts", 2)]  # a file name in a message is not a file it runs
+
+
+def test_a_network_module_handed_in_by_type_and_fetch_held_by_a_name_are_found(tmp_path):
+    index = """\
+export default function (pi: ExtensionAPI) {}
+export function make(undiciImpl: typeof import("undici")) {
+  return (u) => undiciImpl.fetch(u);
+}
+async function load() {
+  let undici: typeof import("undici");
+  undici = await import("undici");
+  await undici.request("x");
+}
+function guarded(options: { fetch?: typeof fetch }) { const fetchImpl = options.fetch ?? fetch; return fetchImpl("u"); }
+function mine(fetch: (u: string) => void) { const go = fetch; }
+"""
+    assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
+        ("fetch", 3), ("undici.request", 8), ("fetch", 10)]
+
+
+def test_a_renderer_is_a_lever_with_no_decision_and_a_headless_browser_is_a_process(tmp_path):
+    index = """\
+import puppeteer from "puppeteer-core";
+export default function (pi: ExtensionAPI) {
+  pi.registerMessageRenderer("x", () => undefined);
+  pi.registerToolRenderer(() => undefined);
+  return puppeteer.launch({ headless: true });
+}
+"""
+    report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index}), "x", "1.0.0", table())
+    assert [(u.lever, u.kind, u.line, u.decisions) for u in report.levers] == [
+        ("registerMessageRenderer", "api", 3, ()), ("registerToolRenderer", "api", 4, ()),
+        ("puppeteer.launch", "process", 5, ())]
+
+
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():
     assert known_levers() - {row.lever for row in table()} == set()
 
@@ -409,3 +532,50 @@ def test_the_loader_refuses_an_unpinned_overlay_that_cites_code_and_a_stray_exte
     assert any("_unused.mjs: no probe imports this shared module" in m for m in messages), messages
     assert not any("_session.mjs" in m for m in messages), messages  # the probes' own shared module
     assert any("pi-web-access.yaml" in m and "needs the package pinned" in m for m in messages), messages
+
+
+# What second readers found by hand in real packages and `levers` once missed, at the pinned release
+# (issue 25): each (lever, file, line) read in the package's code.
+HAND_READ = {
+    "pi-mcp-adapter@2.36.0": {
+        ("registerTool", "index.ts", 403), ("registerTool", "index.ts", 1503),  # (pi.registerTool as X)(…)
+        ("registerTool", "namespace-tools.ts", 245),
+        ("appendEntry", "init.ts", 186),  # const candidate = pi.appendEntry; …candidate.bind(pi)
+        ("ctx.ui.select", "tool-approval.ts", 180),  # state.ui.select(…)
+        ("ctx.ui.confirm", "sampling-handler.ts", 167), ("ctx.ui.select", "elicitation-handler.ts", 145),
+        ("ctx.ui.input", "commands.ts", 411),  # const ui = ctx.hasUI ? ctx.ui : undefined
+    },
+    "pi-markdown-preview@0.16.0": {("puppeteer.launch", "index.ts", 1868)},
+    "pi-mermaid@0.3.0": {("registerMessageRenderer", "index.ts", 474)},
+    "@baochunli/pi-collaborating-agents@0.4.6": {
+        ("registerMessageRenderer", "extensions/collaborating-agents/renderers.ts", 60)},
+    "@aliou/pi-processes@0.12.0": {("registerMessageRenderer", "extensions/processes/message-renderer.ts", 18)},
+    "pi-web-access@0.28.0": {
+        ("fetch", "gemini-web.ts", 70),  # undiciImpl.fetch, undiciImpl: typeof import("undici")
+        ("fetch", "ssrf-protection.ts", 238),  # const fetchImpl = options.fetch ?? fetch
+    },
+    "pi-subagents@0.67.0": {
+        ("tool_call", "src/runs/shared/subagent-prompt-runtime.ts", 344),  # const onRuntimeEvent = pi.on as …
+        ("context", "src/runs/shared/subagent-prompt-runtime.ts", 507),
+        ("before_provider_request", "src/runs/shared/subagent-prompt-runtime.ts", 505),
+        ("before_agent_start", "src/runs/shared/subagent-prompt-runtime.ts", 517),
+        ("agent_start", "src/runs/shared/subagent-prompt-runtime.ts", 483),
+        ("agent_end", "src/runs/shared/subagent-prompt-runtime.ts", 489),
+        ("sendUserMessage", "src/runs/shared/subagent-prompt-runtime.ts", 394),  # (pi as {…}).sendUserMessage
+        ("appendEntry", "src/intercom/native-supervisor-channel.ts", 523),
+        ("registerCommand", "src/slash/prompt-workflows.ts", 254),  # const { pi, run } = input
+        ("child_process.spawn", "src/inspectors/herdr/client.ts", 51),  # spawnImpl = options.spawn ?? spawn
+        # the background runner, started as `node jiti runner.ts`: `gh gist create`, external CLIs
+        ("child_process.spawnSync", "src/runs/background/subagent-runner.ts", 586),
+        ("child_process.spawn", "src/runs/shared/external-cli-runner.ts", 330),
+    },
+}
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("spec", sorted(HAND_READ))
+def test_levers_finds_what_second_readers_found_by_hand(spec):
+    run = run_cli("levers", spec, "--format", "json", "--quiet")
+    assert run.code == 0, run.stderr
+    levers = {(u["lever"], u["file"], u["line"]) for u in json.loads(run.stdout)["levers"]}
+    assert HAND_READ[spec] - levers == set()
