@@ -918,17 +918,35 @@ def test_the_edition_page_shows_the_old_and_new_answer_side_by_side_first(page, 
     page.wait_for_url(f"**{real_site.prefix}pi/editions/1.4.0-to-1.6.0/")
     first = page.eval_on_selector("article h2", "h => h.innerText")
     assert first.startswith("What pi does differently"), first
+    # changes of behaviour first, each naming the cited code that changed; re-wordings folded after
+    reworded = page.locator("details.dm-reworded")
+    if reworded.count():
+        assert reworded.evaluate("d => !d.open"), "the re-wordings are folded"
+        reworded.locator("summary").click()
+        page.wait_for_function("document.querySelector('details.dm-reworded').open")
     pairs = page.eval_on_selector_all(".dm-before-after", """sections => sections.map(s => {
         const [before, after] = s.querySelectorAll(".dm-side");
         const a = before.getBoundingClientRect(), b = after.getBoundingClientRect();
-        return {id: s.dataset.id, before: before.innerText, after: after.innerText, sameRow: a.top === b.top};
+        return {id: s.dataset.id, reworded: s.dataset.reworded === "true", folded: Boolean(s.closest("details")),
+                changedCode: (s.querySelector(".dm-changed-code") || {}).innerText || "",
+                before: before.innerText, after: after.innerText, sameRow: a.top === b.top};
     })""")
-    rewritten = [v.entry_id for v in entry_verdicts(_pi(), _pi().editions[-1]) if v.verdict == "rewritten"]
-    assert {p["id"] for p in pairs} == set(rewritten) and len(pairs) >= 10
+    verdicts = entry_verdicts(_pi(), _pi().editions[-1])
+    assert [p["id"] for p in pairs] == [v.entry_id for v in verdicts if v.verdict == "rewritten" and not v.reworded] \
+        + [v.entry_id for v in verdicts if v.reworded] and len(pairs) >= 10
+    order = [p["reworded"] for p in pairs]
+    assert order == sorted(order) and all(p["folded"] == p["reworded"] for p in pairs), order
     for pair in pairs:
+        assert pair["changedCode"].startswith("Cited code that changed:") != pair["reworded"], pair
         assert pair["before"].lower().startswith("at pi 1.4.0") and pair["after"].lower().startswith("at pi 1.6.0"), pair
         assert pair["before"].split("\n", 1)[1].strip() != pair["after"].split("\n", 1)[1].strip(), pair
         assert pair["sameRow"] == (width > 500), pair  # side by side where there is room
+    # the lead says what the sections count: those whose code changed, and the re-wordings
+    lead = page.inner_text(".dm-lead-note")
+    changed = sum(not p["reworded"] for p in pairs)
+    assert f"{len(pairs)} entries were re-written" in lead, lead
+    assert (f"In all {changed}," if changed == len(pairs) else f"In {changed} of them,") in lead, lead
+    assert ("No entry was re-written for its wording alone" in lead) == (changed == len(pairs)), lead
     bookkeeping = page.eval_on_selector_all("article h2", "hs => hs.map(h => h.innerText)")
     assert bookkeeping.index(next(h for h in bookkeeping if h.startswith("The bookkeeping"))) == 1, bookkeeping
     _shot(page, width, "pi-edition-before-after")

@@ -511,6 +511,37 @@ def test_the_edition_page_lists_each_verdict_and_the_entry_pages_show_the_code(p
     assert "**After** · demo 1.0.0: the code is gone; no range holds it." in history
 
 
+def test_the_edition_page_shows_changes_of_behaviour_first_and_folds_rewordings(demo) -> None:
+    """G1 was re-written where its cited code changed: a change of pi's behaviour, shown first. D2,
+    re-worded here with its one citation unchanged, is other words for the same behaviour: folded
+    after, and counted as such."""
+    old = "You do, each time | a pipe, a {curly} brace and a # hash stay text."
+    replace_in(demo.map_folder / "D2.yaml", "You do, each time", "You do, every time")
+    edition = demo.map_folder / "editions" / "0.8.0-to-1.0.0.yaml"
+    edition.write_text(edition.read_text() + f"  D2: {old!r}\n".replace("'", '"'))
+    page = render_folder(demo.decisions, demo.pages).pages["demo/editions/0.8.0-to-1.0.0.md"]
+    differently = page[page.index("## What demo does differently"):page.index("## The bookkeeping")]
+    assert ("2 entries were re-written. In 1 of them, code the text cites had changed: this is what demo "
+            "1.0.0 does differently") in differently
+    assert "1 entry was re-written while none of the code it cites changed" in differently
+    folded = differently[differently.index('<details class="dm-reworded" markdown>'):]
+    assert "<summary>Re-worded only: 1 entry whose cited code did not change</summary>" in folded
+    assert differently.index('data-id="G1" data-reworded="false"') < differently.index("<details")
+    assert 'data-id="D2" data-reworded="true"' in folded and 'data-id="G1"' not in folded
+    g1 = differently[:differently.index("<details")]
+    assert "**Cited code that changed:** <code>loop.js</code> in <code>shouldStop</code>" in g1
+    assert "Cited code that changed" not in folded  # nothing to name: none of D2's code changed
+    assert "You do, each time" in folded and "You do, every time" in folded
+    assert "(1 of them re-worded only: none of their cited code changed)" in page
+
+
+def test_without_a_rewording_the_edition_page_says_there_is_none(pages) -> None:
+    page = pages["demo/editions/0.8.0-to-1.0.0.md"]
+    assert "1 entry was re-written. In it, code the text cites had changed" in page
+    assert "No entry was re-written for its wording alone." in page and "<details" not in page
+    assert "re-worded only" not in page
+
+
 def test_the_edition_and_the_census_say_why_their_counts_differ(demo) -> None:
     (demo.map_folder / "D3.yaml").write_text("id: D3\nquestion: Added after the move?\ndecided_by: code\n"
                                               "answer: Yes.\ncites:\n  - file: src/session.ts\n    lines: 5\n")
