@@ -722,6 +722,34 @@ def test_who_can_overrule_shows_wherever_who_decides_shows(demo, can, action) ->
         in pages["downloads/demo-decision-map.md"]
 
 
+def test_an_overlay_names_the_decisions_own_overrule_in_its_words(demo) -> None:
+    """G1's own page says "Person can stop the run": the side without the extension (pi's own G1)
+    says the same on the extension's page and on G1's, not "Person can overrule"; the side with it
+    keeps that lever in the same words and marks the one the extension adds, in its own."""
+    replace_in(demo.map_folder / "G1.yaml", "cites:\n", "overrides:\n  - by: person\n    can: stop the run\n"
+               f"    when: The person can stop the run at any turn.\n    cites: {SOME_LINE}\ncites:\n")
+    overlay = demo.map_folder / "extensions" / "demo-ext.yaml"
+    replace_in(overlay, "      decided_by: model\n      answer: A reply",
+               "      decided_by: model\n      overrides:\n        - by: person\n          when: You can stop it.\n"
+               "      answer: A reply")
+    replace_in(overlay, "      decided_by: person\n      answer: You decide",
+               "      decided_by: person\n      overrides:\n        - by: person\n          when: You can stop it.\n"
+               "        - by: code\n          can: end it after three asks\n          when: It stops asking.\n"
+               "      answer: You decide")
+    pages = render_folder(demo.decisions, demo.pages).pages
+    stop = '<span class="dm-badge dm-badge--person dm-badge--overrule">Person can stop the run</span>'
+    added = ('<span class="dm-badge dm-badge--code dm-badge--overrule dm-badge--added"><span aria-hidden="true">+ '
+             '</span>Plain code can end it after three asks<span class="dm-visually-hidden"> (added)</span></span>')
+    for page in (pages["extensions/demo-ext.md"], pages["demo/G1.md"]):
+        assert "person can overrule" not in page.lower() and "code can overrule" not in page.lower(), page
+        without = page[page.index("**Without "):page.index("**With ")]
+        with_ = page[page.index("**With "):]
+        assert stop in without and stop in with_ and added in with_, page
+    extension = pages["extensions/demo-ext.md"]
+    assert "**can stop the run:** You can stop it." in extension[extension.index("**Without "):extension.index("**With ")]
+    assert stop in pages["demo/G1.md"][:pages["demo/G1.md"].index("## Extensions that change it")]
+
+
 def test_one_holder_with_two_actions_gets_one_badge_naming_both() -> None:
     from generator.model import Override
     from generator.pages.views import overrule_labels
