@@ -993,6 +993,29 @@ def test_an_extension_page_shows_what_it_adds_and_what_it_overrides(page, real_s
 
 
 @pytest.mark.network
+def test_an_overrule_reads_the_same_on_the_decision_and_on_the_extensions_that_change_it(page, real_site,
+                                                                                        width) -> None:
+    """D1's page says "Person can stop the run"; the side without an extension that changes D1 is
+    pi's own D1, so it says the same, and no badge anywhere says "can overrule" once its override
+    says what its holder can do."""
+    checked = 0
+    for decision, extension in (("D1", "pi-mcp-adapter"), ("D1", "pi-subagents"), ("G1", "pi-turn-limit"),
+                                ("C1", "pi-mcp-adapter")):
+        _open(page, real_site, f"pi/{decision}/")
+        own = page.eval_on_selector_all(".dm-who .dm-badge--overrule", "bs => bs.map(b => b.innerText)")
+        assert own and not [b for b in own if b.endswith("can overrule")], own
+        _open(page, real_site, f"extensions/{extension}/")
+        heading = page.locator(f"h3:has(.dm-id:text-is('{decision}'))")
+        without = heading.locator("xpath=following-sibling::div[contains(@class, 'dm-sides')][1]").locator(".dm-side").first
+        said = without.locator(".dm-badge--overrule").all_inner_texts()
+        assert said and set(said) <= set(own), (decision, extension, said, own)
+        every = page.eval_on_selector_all(".dm-badge--overrule", "bs => bs.map(b => b.innerText)")
+        assert not [b for b in every if re.search(r"can overrule( \(added\))?$", b)], every
+        checked += 1
+    assert checked == 4
+
+
+@pytest.mark.network
 def test_every_page_links_back_to_its_source(page, real_site, width) -> None:
     repo = REAL_SITE_REPOSITORY
     _open(page, real_site, "pi/D1/")
