@@ -200,7 +200,26 @@ def page(browser, width):
 
 
 def _open(page, site: _Site, path: str) -> None:
-    page.goto(site.url + path, wait_until="networkidle")
+    _goto(page, site.url + path)
+
+
+def _goto(tab, url: str):
+    """Open a page and wait until the site's script has set it up (it marks the body): its state
+    is read then, never after a fixed time or merely once it has loaded."""
+    answer = tab.goto(url, wait_until="networkidle")
+    _ready(tab)
+    return answer
+
+
+def _ready(tab) -> None:
+    tab.wait_for_selector("body[data-dm-ready]", state="attached")
+
+
+def _in_scheme(tab, scheme: str) -> None:
+    """Wait until Material has put the page in the reader's colour scheme: it chooses it by script,
+    from the browser's preference, so a page read (or checked by axe) before that is still light."""
+    tab.wait_for_function("want => document.body.getAttribute('data-md-color-scheme') === want",
+                          arg="slate" if scheme == "dark" else "default")
 
 
 def _shot(page, width: int, name: str, full_page: bool = False) -> None:
@@ -307,7 +326,7 @@ def test_the_light_pages_stay_within_their_budget(page, real_site, width) -> Non
 
 
 def test_the_404_page_works_under_the_sites_sub_path(page, demo_site, width) -> None:
-    answer = page.goto(demo_site.url + "demo/no/such/page/", wait_until="networkidle")
+    answer = _goto(page, demo_site.url + "demo/no/such/page/")
     assert answer.status == 404
     # the page's own status is the one error the console reports: every asset it asks for loads
     assert page.problems == ["Failed to load resource: the server responded with a status of 404 (Not Found)"]
@@ -327,6 +346,8 @@ def test_the_404_page_works_under_the_sites_sub_path(page, demo_site, width) -> 
     assert search.get_attribute("href").endswith("?q=page")
     search.click()
     page.wait_for_selector("input.md-search__input:focus")
+    # Material puts ?q= into the box once its search is ready, in a worker: wait for that, not a time
+    page.wait_for_function("document.querySelector('input.md-search__input').value !== ''")
     assert page.input_value("input.md-search__input") == "page"
 
 
@@ -337,6 +358,7 @@ def test_the_404_page_works_under_the_sites_sub_path(page, demo_site, width) -> 
 def test_an_old_link_to_the_full_map_lands_on_the_decision(page, demo_site, width, anchor) -> None:
     _open(page, demo_site, f"demo/map/#{anchor}")
     page.wait_for_url("**/demo/D2/#d2")
+    _ready(page)
     _assert_landed(_landed(page, "h1#d2"))
     assert "Who approves a tool that is marked risky?" in page.inner_text("h1")
     _shot(page, width, f"demo-landed-{anchor}")
@@ -379,6 +401,7 @@ def test_a_see_link_shows_the_question_and_lands_on_it(page, demo_site, width) -
     assert _tip(page, see)["text"] is None  # dismissed without moving the focus
     see.click()
     page.wait_for_url("**/demo/D2/#d2")
+    _ready(page)
     _assert_landed(_landed(page, "h1#d2"))
 
 
@@ -479,6 +502,7 @@ def test_a_badge_leads_to_the_entrys_history_with_the_code_before_and_after(page
     _open(page, demo_site, "demo/map/")
     page.click('.dm-row[data-id="G1"] a.dm-edition-badge')
     page.wait_for_url("**/demo/G1/#history")
+    _ready(page)
     history = page.locator(".dm-history").first
     assert history.locator(".dm-verdict").inner_text() == "re-written for 1.0.0"
     history.locator("details.dm-drift summary").first.click()
@@ -573,7 +597,8 @@ def test_the_loop_tells_who_decides_by_shape_not_colour_alone(browser, real_site
     overrule have one too; a keyboard can skip the drawing's links."""
     context = _context(browser, width, scheme)
     tab = _tab(context)
-    tab.goto(real_site.url + "pi/", wait_until="networkidle")
+    _goto(tab, real_site.url + "pi/")
+    _in_scheme(tab, scheme)
     shapes: dict[str, set[str]] = {}
     for node in tab.locator(".dm-loop__svg a.dm-node:visible").all():
         holder = node.get_attribute("class").split("dm-node--")[1].split()[0]
@@ -614,8 +639,8 @@ def test_the_loop_tells_who_decides_by_shape_not_colour_alone(browser, real_site
 def test_the_loop_is_drawn_in_the_dark_scheme_too(browser, demo_site, width) -> None:
     context = _context(browser, width, "dark")
     tab = _tab(context)
-    tab.goto(demo_site.url + "demo/", wait_until="networkidle")
-    assert tab.get_attribute("body", "data-md-color-scheme") == "slate"
+    _goto(tab, demo_site.url + "demo/")
+    _in_scheme(tab, "dark")
     fill = tab.eval_on_selector(".dm-loop__svg a.dm-node .dm-shape", "r => getComputedStyle(r).fill")
     text = tab.eval_on_selector(".dm-loop__svg a.dm-node text", "t => getComputedStyle(t).fill")
     assert fill != "rgb(29, 92, 184)" and text == "rgb(20, 22, 28)"  # the light fills, with dark text
@@ -643,7 +668,8 @@ def _serious(tab) -> list[str]:
 def test_axe_finds_no_serious_violation(browser, real_site, width, scheme, path) -> None:
     context = _context(browser, width, scheme)
     tab = _tab(context)
-    tab.goto(real_site.url + path, wait_until="networkidle")
+    _goto(tab, real_site.url + path)
+    _in_scheme(tab, scheme)
     report = _serious(tab)
     assert report == [], "\n".join(report)
     assert context.outside == []
@@ -660,7 +686,8 @@ def test_axe_finds_no_serious_violation_with_the_search_or_the_drawer_open(brows
     the navigation drawer of a phone."""
     context = _context(browser, width, scheme)
     tab = _tab(context)
-    tab.goto(real_site.url + "pi/", wait_until="networkidle")
+    _goto(tab, real_site.url + "pi/")
+    _in_scheme(tab, scheme)
     if state == "search":
         _search(tab, "tool call")
         assert tab.locator(".md-search-result__meta").is_visible() and tab.locator(".md-search-result mark").count()
@@ -688,12 +715,13 @@ def test_copy_buttons_and_wide_tables_on_a_phone(browser, real_site) -> None:
     for width in (390, 1280):
         context = _context(browser, width)
         tab = _tab(context)
-        tab.goto(real_site.url + "pi/D1/", wait_until="networkidle")
+        _goto(tab, real_site.url + "pi/D1/")
+        tab.wait_for_selector(".md-code__button, .md-clipboard", state="attached")  # Material adds them by script
         sizes = tab.eval_on_selector_all(".md-code__button, .md-clipboard", """all => all
             .filter(b => b.offsetParent !== null)
             .map(b => [b.getBoundingClientRect().width, b.getBoundingClientRect().height])""")
         assert sizes and all(w >= 24 and h >= 24 for w, h in sizes), sizes
-        tab.goto(real_site.url + "pi/census/", wait_until="networkidle")
+        _goto(tab, real_site.url + "pi/census/")
         wide = tab.eval_on_selector_all(".md-typeset__scrollwrap", """all => all.map(w => [
             w.scrollWidth > w.clientWidth + 1,
             Boolean(w.previousElementSibling && w.previousElementSibling.matches(".dm-scroll-cue:not([hidden])"))])""")
@@ -781,7 +809,7 @@ def test_search_finds_an_entry_by_its_exact_id_first(page, real_site, width) -> 
 def test_questions_a_reader_asks_find_their_entry_in_the_first_three(browser, real_site) -> None:
     context = _context(browser, 1280)
     tab = _tab(context)
-    tab.goto(real_site.url, wait_until="networkidle")
+    _goto(tab, real_site.url)
     missed = []
     for question, entry_id in SEARCH_QUESTIONS:
         links = _search(tab, question)
@@ -869,7 +897,7 @@ def test_dark_mode_switches_the_palette(page, demo_site, width) -> None:
     _open(page, demo_site, "demo/D1/")
     scheme = page.get_attribute("body", "data-md-color-scheme")
     page.locator("form[data-md-component=palette] label:visible").first.click()
-    assert page.get_attribute("body", "data-md-color-scheme") != scheme
+    page.wait_for_function("was => document.body.getAttribute('data-md-color-scheme') !== was", arg=scheme)
     assert page.get_attribute("body", "data-md-color-scheme") in ("slate", "default")
     _shot(page, width, "demo-d1-dark" if scheme == "default" else "demo-d1-light", full_page=True)
     assert page.problems == []
@@ -916,6 +944,7 @@ def test_the_edition_page_shows_the_old_and_new_answer_side_by_side_first(page, 
     _open(page, real_site, "")
     page.get_by_role("link", name="What changed in pi 1.6.0").click()
     page.wait_for_url(f"**{real_site.prefix}pi/editions/1.4.0-to-1.6.0/")
+    _ready(page)
     first = page.eval_on_selector("article h2", "h => h.innerText")
     assert first.startswith("What pi does differently"), first
     # changes of behaviour first, each naming the cited code that changed; re-wordings folded after
@@ -1052,7 +1081,8 @@ def test_overrule_marks_stay_clear_of_the_tile_ids(page, real_site, width) -> No
 def test_on_a_phone_the_copy_button_covers_no_code(browser, real_site) -> None:
     context = _context(browser, 390)
     tab = _tab(context)
-    tab.goto(real_site.url + "pi/D1/", wait_until="networkidle")
+    _goto(tab, real_site.url + "pi/D1/")
+    tab.wait_for_selector(".md-code__button, .md-clipboard", state="attached")  # Material adds them by script
     overlaps = tab.evaluate("""() => [...document.querySelectorAll(".md-typeset pre")].filter(pre =>
         pre.offsetParent !== null).map(pre => {
         const button = pre.querySelector(".md-clipboard, .md-code__nav");
@@ -1096,9 +1126,11 @@ def test_printing_opens_the_folded_code(page, real_site, width) -> None:
 def test_an_entry_address_in_lower_case_goes_to_the_entry(page, real_site, width) -> None:
     page.goto(real_site.url + "pi/d1/")
     page.wait_for_url(f"**{real_site.prefix}pi/D1/")
+    _ready(page)
     assert page.locator("h1 .dm-id").inner_text() == "D1"
     page.goto(real_site.url + "pi/d999/")
     page.wait_for_url(f"**{real_site.prefix}pi/D999/")
+    _ready(page)
     assert page.locator("#not-found").count() == 1  # a missing entry stays on the 404 page
 
 
