@@ -485,7 +485,7 @@ def test_a_contents_link_to_a_group_the_filters_hide_says_so_and_shows_it(page, 
 def test_the_changed_filter_shows_only_rows_changed_in_the_last_edition(page, demo_site, width) -> None:
     _open(page, demo_site, "demo/map/")
     button = "[data-dm-changed]"
-    assert page.inner_text(button) == "Changed in 1.0.0 1"
+    assert page.inner_text(button) == "Code or text changed in 1.0.0 1"
     page.click(button)
     assert _visible_rows(page) == ["G1"]  # re-written; D1 only moved, D2 unchanged
     assert page.get_attribute(button, "aria-pressed") == "true" and "changed=1" in page.url
@@ -1042,6 +1042,22 @@ def test_an_overrule_reads_the_same_on_the_decision_and_on_the_extensions_that_c
         assert not [b for b in every if re.search(r"can overrule( \(added\))?$", b)], every
         checked += 1
     assert checked == 4
+
+
+@pytest.mark.network
+def test_what_a_fresh_reader_misread_now_reads_plainly(page, real_site, width) -> None:
+    """Read afresh: "changed in 1.6.0" beside D1, whose claim held, read as a change of pi's
+    behaviour, and the map's "Changed in 1.6.0 38" as 38 changes where the edition page tells of 16;
+    a generated extension page was headed "The How pi decides decisions it changes"."""
+    verdicts = {v.entry_id: v.verdict for v in entry_verdicts(_pi(), _pi().editions[-1])}
+    assert verdicts["D1"] == "changed"
+    _open(page, real_site, "pi/D1/")
+    assert page.locator("article .dm-edition-badge").first.inner_text() == "code changed in 1.6.0"
+    _open(page, real_site, "pi/map/")
+    marked = sum(1 for d in _pi().decisions if verdicts.get(d.id) in ("changed", "rewritten"))
+    assert page.inner_text("[data-dm-changed]") == f"Code or text changed in 1.6.0 {marked}"
+    _open(page, real_site, "extensions/pi-mcp-adapter/")
+    assert "The pi decisions it changes" in page.eval_on_selector_all("article h2", "hs => hs.map(h => h.innerText)")
 
 
 @pytest.mark.network

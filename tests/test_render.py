@@ -445,7 +445,7 @@ def test_an_extension_without_a_hand_written_page_gets_a_generated_one(demo) -> 
     assert "{: .dm-pinline }\n\nAsks you before a run may end, &lt;em&gt;whatever&lt;/em&gt; the model says." in page
     assert "| About the extension | demo-ext |\n|---|---|" in page
     assert "| Package | <code>demo-ext</code> |" in page
-    assert "## The How demo decides decisions it changes" in page
+    assert "## The demo decisions it changes" in page  # as the hand-written pages say it
 
 
 # --- editions ---------------------------------------------------------------------------------------
@@ -563,9 +563,9 @@ def test_changed_entries_carry_a_badge_and_the_filter_counts_them(pages) -> None
     assert "[re-written for 1.0.0](G1.md#history){ .dm-edition-badge .dm-edition-badge--rewritten }" in index
     assert 'data-id="D1" data-who="code" data-group="D" markdown>' in index  # moved: no badge
     assert ('data-dm-changed aria-pressed="false"' in index and
-            'Changed in 1.0.0 <span class="dm-chip__count">1</span>' in index)
+            'Code or text changed in 1.0.0 <span class="dm-chip__count">1</span>' in index)
     problems = pages["demo/problems.md"]
-    assert "[changed in 1.0.0](P1.md#history){ .dm-edition-badge .dm-edition-badge--changed }" in problems
+    assert "[code changed in 1.0.0](P1.md#history){ .dm-edition-badge .dm-edition-badge--changed }" in problems
     summary = pages["demo/index.md"]
     assert ("**New in 1.0.0:** the map moved from demo 0.8.0 on 2026-11-10; 1 entry re-written, 1 re-read after "
             "their code changed. [What changed](editions/0.8.0-to-1.0.0.md)\n{: .dm-edition-note }") in summary
