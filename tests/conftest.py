@@ -22,7 +22,7 @@ from typing import NamedTuple
 import git
 import pytest
 
-from generator.resolve import SourceFile, anchor_for, place
+from generator.citations.resolve import SourceFile, anchor_for, place
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTOR = git.Actor("test", "test@localhost")
@@ -344,9 +344,9 @@ def fresh_prose_parser() -> None:
     """The prose renderer builds its Markdown parser on first use and keeps it. Each test starts
     without one, so what a test checks includes how it is built: mutation testing forks its
     workers from a process whose earlier run already built it."""
-    import generator.prose
+    import generator.site.prose
 
-    generator.prose._MD = None
+    generator.site.prose._MD = None
 
 
 @dataclass(frozen=True)

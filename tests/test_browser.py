@@ -26,8 +26,8 @@ from urllib.request import urlopen
 import pytest
 
 from conftest import ROOT, require, run_cli
-from generator.edition import entry_verdicts
-from generator.load import load_maps
+from generator.release.edition import entry_verdicts
+from generator.map.load import load_maps
 from site_fixtures.demo_site import DEMO_SITE_URL, make_demo_site
 
 pytestmark = pytest.mark.browser
