@@ -202,7 +202,26 @@ def page(browser, width):
 
 
 def _open(page, site: _Site, path: str) -> None:
-    page.goto(site.url + path, wait_until="networkidle")
+    _goto(page, site.url + path)
+
+
+def _goto(tab, url: str):
+    """Open a page and wait until the site's script has set it up (it marks the body): its state
+    is read then, never after a fixed time or merely once it has loaded."""
+    answer = tab.goto(url, wait_until="networkidle")
+    _ready(tab)
+    return answer
+
+
+def _ready(tab) -> None:
+    tab.wait_for_selector("body[data-dm-ready]", state="attached")
+
+
+def _in_scheme(tab, scheme: str) -> None:
+    """Wait until Material has put the page in the reader's colour scheme: it chooses it by script,
+    from the browser's preference, so a page read (or checked by axe) before that is still light."""
+    tab.wait_for_function("want => document.body.getAttribute('data-md-color-scheme') === want",
+                          arg="slate" if scheme == "dark" else "default")
 
 
 def _shot(page, width: int, name: str, full_page: bool = False) -> None:
@@ -309,7 +328,7 @@ def test_the_light_pages_stay_within_their_budget(page, real_site, width) -> Non
 
 
 def test_the_404_page_works_under_the_sites_sub_path(page, demo_site, width) -> None:
-    answer = page.goto(demo_site.url + "demo/no/such/page/", wait_until="networkidle")
+    answer = _goto(page, demo_site.url + "demo/no/such/page/")
     assert answer.status == 404
     # the page's own status is the one error the console reports: every asset it asks for loads
     assert page.problems == ["Failed to load resource: the server responded with a status of 404 (Not Found)"]
@@ -329,6 +348,8 @@ def test_the_404_page_works_under_the_sites_sub_path(page, demo_site, width) -> 
     assert search.get_attribute("href").endswith("?q=page")
     search.click()
     page.wait_for_selector("input.md-search__input:focus")
+    # Material puts ?q= into the box once its search is ready, in a worker: wait for that, not a time
+    page.wait_for_function("document.querySelector('input.md-search__input').value !== ''")
     assert page.input_value("input.md-search__input") == "page"
 
 
@@ -339,6 +360,7 @@ def test_the_404_page_works_under_the_sites_sub_path(page, demo_site, width) -> 
 def test_an_old_link_to_the_full_map_lands_on_the_decision(page, demo_site, width, anchor) -> None:
     _open(page, demo_site, f"demo/map/#{anchor}")
     page.wait_for_url("**/demo/D2/#d2")
+    _ready(page)
     _assert_landed(_landed(page, "h1#d2"))
     assert "Who approves a tool that is marked risky?" in page.inner_text("h1")
     _shot(page, width, f"demo-landed-{anchor}")
@@ -381,6 +403,7 @@ def test_a_see_link_shows_the_question_and_lands_on_it(page, demo_site, width) -
     assert _tip(page, see)["text"] is None  # dismissed without moving the focus
     see.click()
     page.wait_for_url("**/demo/D2/#d2")
+    _ready(page)
     _assert_landed(_landed(page, "h1#d2"))
 
 
@@ -476,7 +499,7 @@ def test_a_contents_link_to_a_group_the_filters_hide_says_so_and_shows_it(page, 
 def test_the_changed_filter_shows_only_rows_changed_in_the_last_edition(page, demo_site, width) -> None:
     _open(page, demo_site, "demo/map/")
     button = "[data-dm-changed]"
-    assert page.inner_text(button) == "Changed in 1.0.0 1"
+    assert page.inner_text(button) == "Code or text changed in 1.0.0 1"
     page.click(button)
     assert _visible_rows(page) == ["G1"]  # re-written; D1 only moved, D2 unchanged
     assert page.get_attribute(button, "aria-pressed") == "true" and "changed=1" in page.url
@@ -493,6 +516,7 @@ def test_a_badge_leads_to_the_entrys_history_with_the_code_before_and_after(page
     _open(page, demo_site, "demo/map/")
     page.click('.dm-row[data-id="G1"] a.dm-edition-badge')
     page.wait_for_url("**/demo/G1/#history")
+    _ready(page)
     history = page.locator(".dm-history").first
     assert history.locator(".dm-verdict").inner_text() == "re-written for 1.0.0"
     history.locator("details.dm-drift summary").first.click()
@@ -673,7 +697,8 @@ def test_the_loop_tells_who_decides_by_shape_not_colour_alone(browser, real_site
     overrule have one too; a keyboard can skip the drawing's links."""
     context = _context(browser, width, scheme)
     tab = _tab(context)
-    tab.goto(real_site.url + "pi/", wait_until="networkidle")
+    _goto(tab, real_site.url + "pi/")
+    _in_scheme(tab, scheme)
     shapes: dict[str, set[str]] = {}
     for node in tab.locator(".dm-loop__svg a.dm-node:visible").all():
         holder = node.get_attribute("class").split("dm-node--")[1].split()[0]
@@ -714,8 +739,8 @@ def test_the_loop_tells_who_decides_by_shape_not_colour_alone(browser, real_site
 def test_the_loop_is_drawn_in_the_dark_scheme_too(browser, demo_site, width) -> None:
     context = _context(browser, width, "dark")
     tab = _tab(context)
-    tab.goto(demo_site.url + "demo/", wait_until="networkidle")
-    assert tab.get_attribute("body", "data-md-color-scheme") == "slate"
+    _goto(tab, demo_site.url + "demo/")
+    _in_scheme(tab, "dark")
     fill = tab.eval_on_selector(".dm-loop__svg a.dm-node .dm-shape", "r => getComputedStyle(r).fill")
     text = tab.eval_on_selector(".dm-loop__svg a.dm-node text", "t => getComputedStyle(t).fill")
     assert fill != "rgb(29, 92, 184)" and text == "rgb(20, 22, 28)"  # the light fills, with dark text
@@ -743,7 +768,8 @@ def _serious(tab) -> list[str]:
 def test_axe_finds_no_serious_violation(browser, real_site, width, scheme, path) -> None:
     context = _context(browser, width, scheme)
     tab = _tab(context)
-    tab.goto(real_site.url + path, wait_until="networkidle")
+    _goto(tab, real_site.url + path)
+    _in_scheme(tab, scheme)
     report = _serious(tab)
     assert report == [], "\n".join(report)
     assert context.outside == []
@@ -760,7 +786,8 @@ def test_axe_finds_no_serious_violation_with_the_search_or_the_drawer_open(brows
     the navigation drawer of a phone."""
     context = _context(browser, width, scheme)
     tab = _tab(context)
-    tab.goto(real_site.url + "pi/", wait_until="networkidle")
+    _goto(tab, real_site.url + "pi/")
+    _in_scheme(tab, scheme)
     if state == "search":
         _search(tab, "tool call")
         assert tab.locator(".md-search-result__meta").is_visible() and tab.locator(".md-search-result mark").count()
@@ -788,12 +815,13 @@ def test_copy_buttons_and_wide_tables_on_a_phone(browser, real_site) -> None:
     for width in (390, 1280):
         context = _context(browser, width)
         tab = _tab(context)
-        tab.goto(real_site.url + "pi/D1/", wait_until="networkidle")
+        _goto(tab, real_site.url + "pi/D1/")
+        tab.wait_for_selector(".md-code__button, .md-clipboard", state="attached")  # Material adds them by script
         sizes = tab.eval_on_selector_all(".md-code__button, .md-clipboard", """all => all
             .filter(b => b.offsetParent !== null)
             .map(b => [b.getBoundingClientRect().width, b.getBoundingClientRect().height])""")
         assert sizes and all(w >= 24 and h >= 24 for w, h in sizes), sizes
-        tab.goto(real_site.url + "pi/census/", wait_until="networkidle")
+        _goto(tab, real_site.url + "pi/census/")
         wide = tab.eval_on_selector_all(".md-typeset__scrollwrap", """all => all.map(w => [
             w.scrollWidth > w.clientWidth + 1,
             Boolean(w.previousElementSibling && w.previousElementSibling.matches(".dm-scroll-cue:not([hidden])"))])""")
@@ -898,7 +926,7 @@ def test_search_finds_an_entry_by_its_exact_id_first(page, real_site, width) -> 
 def test_questions_a_reader_asks_find_their_entry_in_the_first_three(browser, real_site) -> None:
     context = _context(browser, 1280)
     tab = _tab(context)
-    tab.goto(real_site.url, wait_until="networkidle")
+    _goto(tab, real_site.url)
     missed = []
     for question, entry_id in SEARCH_QUESTIONS:
         links = _search(tab, question)
@@ -1004,7 +1032,7 @@ def test_dark_mode_switches_the_palette(page, demo_site, width) -> None:
     _open(page, demo_site, "demo/D1/")
     scheme = page.get_attribute("body", "data-md-color-scheme")
     page.locator("form[data-md-component=palette] label:visible").first.click()
-    assert page.get_attribute("body", "data-md-color-scheme") != scheme
+    page.wait_for_function("was => document.body.getAttribute('data-md-color-scheme') !== was", arg=scheme)
     assert page.get_attribute("body", "data-md-color-scheme") in ("slate", "default")
     _shot(page, width, "demo-d1-dark" if scheme == "default" else "demo-d1-light", full_page=True)
     assert page.problems == []
@@ -1051,19 +1079,38 @@ def test_the_edition_page_shows_the_old_and_new_answer_side_by_side_first(page, 
     _open(page, real_site, "")
     page.get_by_role("link", name="What changed in pi 1.6.0").click()
     page.wait_for_url(f"**{real_site.prefix}pi/editions/1.4.0-to-1.6.0/")
+    _ready(page)
     first = page.eval_on_selector("article h2", "h => h.innerText")
     assert first.startswith("What pi does differently"), first
+    # changes of behaviour first, each naming the cited code that changed; re-wordings folded after
+    reworded = page.locator("details.dm-reworded")
+    if reworded.count():
+        assert reworded.evaluate("d => !d.open"), "the re-wordings are folded"
+        reworded.locator("summary").click()
+        page.wait_for_function("document.querySelector('details.dm-reworded').open")
     pairs = page.eval_on_selector_all(".dm-before-after", """sections => sections.map(s => {
         const [before, after] = s.querySelectorAll(".dm-side");
         const a = before.getBoundingClientRect(), b = after.getBoundingClientRect();
-        return {id: s.dataset.id, before: before.innerText, after: after.innerText, sameRow: a.top === b.top};
+        return {id: s.dataset.id, reworded: s.dataset.reworded === "true", folded: Boolean(s.closest("details")),
+                changedCode: (s.querySelector(".dm-changed-code") || {}).innerText || "",
+                before: before.innerText, after: after.innerText, sameRow: a.top === b.top};
     })""")
-    rewritten = [v.entry_id for v in entry_verdicts(_pi(), _pi().editions[-1]) if v.verdict == "rewritten"]
-    assert {p["id"] for p in pairs} == set(rewritten) and len(pairs) >= 10
+    verdicts = entry_verdicts(_pi(), _pi().editions[-1])
+    assert [p["id"] for p in pairs] == [v.entry_id for v in verdicts if v.verdict == "rewritten" and not v.reworded] \
+        + [v.entry_id for v in verdicts if v.reworded] and len(pairs) >= 10
+    order = [p["reworded"] for p in pairs]
+    assert order == sorted(order) and all(p["folded"] == p["reworded"] for p in pairs), order
     for pair in pairs:
+        assert pair["changedCode"].startswith("Cited code that changed:") != pair["reworded"], pair
         assert pair["before"].lower().startswith("at pi 1.4.0") and pair["after"].lower().startswith("at pi 1.6.0"), pair
         assert pair["before"].split("\n", 1)[1].strip() != pair["after"].split("\n", 1)[1].strip(), pair
         assert pair["sameRow"] == (width > 500), pair  # side by side where there is room
+    # the lead says what the sections count: those whose code changed, and the re-wordings
+    lead = page.inner_text(".dm-lead-note")
+    changed = sum(not p["reworded"] for p in pairs)
+    assert f"{len(pairs)} entries were re-written" in lead, lead
+    assert (f"In all {changed}," if changed == len(pairs) else f"In {changed} of them,") in lead, lead
+    assert ("No entry was re-written for its wording alone" in lead) == (changed == len(pairs)), lead
     bookkeeping = page.eval_on_selector_all("article h2", "hs => hs.map(h => h.innerText)")
     assert bookkeeping.index(next(h for h in bookkeeping if h.startswith("The bookkeeping"))) == 1, bookkeeping
     _shot(page, width, "pi-edition-before-after")
@@ -1110,6 +1157,46 @@ def test_an_extension_page_shows_what_it_adds_and_what_it_overrides(page, real_s
 
 
 @pytest.mark.network
+def test_an_overrule_reads_the_same_on_the_decision_and_on_the_extensions_that_change_it(page, real_site,
+                                                                                        width) -> None:
+    """D1's page says "Person can stop the run"; the side without an extension that changes D1 is
+    pi's own D1, so it says the same, and no badge anywhere says "can overrule" once its override
+    says what its holder can do."""
+    checked = 0
+    for decision, extension in (("D1", "pi-mcp-adapter"), ("D1", "pi-subagents"), ("G1", "pi-turn-limit"),
+                                ("C1", "pi-mcp-adapter")):
+        _open(page, real_site, f"pi/{decision}/")
+        own = page.eval_on_selector_all(".dm-who .dm-badge--overrule", "bs => bs.map(b => b.innerText)")
+        assert own and not [b for b in own if b.endswith("can overrule")], own
+        _open(page, real_site, f"extensions/{extension}/")
+        heading = page.locator(f"h3:has(.dm-id:text-is('{decision}'))")
+        without = heading.locator("xpath=following-sibling::div[contains(@class, 'dm-sides')][1]").locator(".dm-side").first
+        said = without.locator(".dm-badge--overrule").all_inner_texts()
+        assert said and set(said) <= set(own), (decision, extension, said, own)
+        every = page.eval_on_selector_all(".dm-badge--overrule", "bs => bs.map(b => b.innerText)")
+        assert not [b for b in every if re.search(r"can overrule( \(added\))?$", b)], every
+        checked += 1
+    assert checked == 4
+
+
+@pytest.mark.network
+def test_what_a_fresh_reader_misread_now_reads_plainly(page, real_site, width) -> None:
+    """Read afresh: "changed in 1.6.0" beside D1, whose claim held, read as a change of pi's
+    behaviour, and the map's "Changed in 1.6.0 38" as 38 changes where the edition page tells of 16;
+    a generated extension page was headed "The How pi decides decisions it changes"."""
+    verdicts = {v.entry_id: v.verdict for v in entry_verdicts(_pi(), _pi().editions[-1])}
+    assert verdicts["D1"] == "changed"
+    _open(page, real_site, "pi/D1/")
+    assert page.locator("article .dm-edition-badge").first.inner_text() == "code changed in 1.6.0"
+    _open(page, real_site, "pi/map/")
+    marked = sum(1 for d in _pi().decisions if verdicts.get(d.id) in ("changed", "rewritten"))
+    assert page.inner_text("[data-dm-changed]") == f"Code or text changed in 1.6.0 {marked}"
+    _open(page, real_site, "extensions/pi-mcp-adapter/")
+    headings = page.eval_on_selector_all("article h2", "hs => hs.map(h => h.innerText.replace(/\u00b6$/, ''))")
+    assert "The pi decisions it changes" in headings, headings
+
+
+@pytest.mark.network
 def test_every_page_links_back_to_its_source(page, real_site, width) -> None:
     repo = REAL_SITE_REPOSITORY
     _open(page, real_site, "pi/D1/")
@@ -1146,7 +1233,8 @@ def test_overrule_marks_stay_clear_of_the_tile_ids(page, real_site, width) -> No
 def test_on_a_phone_the_copy_button_covers_no_code(browser, real_site) -> None:
     context = _context(browser, 390)
     tab = _tab(context)
-    tab.goto(real_site.url + "pi/D1/", wait_until="networkidle")
+    _goto(tab, real_site.url + "pi/D1/")
+    tab.wait_for_selector(".md-code__button, .md-clipboard", state="attached")  # Material adds them by script
     overlaps = tab.evaluate("""() => [...document.querySelectorAll(".md-typeset pre")].filter(pre =>
         pre.offsetParent !== null).map(pre => {
         const button = pre.querySelector(".md-clipboard, .md-code__nav");
@@ -1190,9 +1278,11 @@ def test_printing_opens_the_folded_code(page, real_site, width) -> None:
 def test_an_entry_address_in_lower_case_goes_to_the_entry(page, real_site, width) -> None:
     page.goto(real_site.url + "pi/d1/")
     page.wait_for_url(f"**{real_site.prefix}pi/D1/")
+    _ready(page)
     assert page.locator("h1 .dm-id").inner_text() == "D1"
     page.goto(real_site.url + "pi/d999/")
     page.wait_for_url(f"**{real_site.prefix}pi/D999/")
+    _ready(page)
     assert page.locator("#not-found").count() == 1  # a missing entry stays on the 404 page
 
 

@@ -37,6 +37,17 @@ def test_rewording_an_entry_after_the_bump_makes_it_rewritten(demo) -> None:
     assert verdicts["D2"] == "rewritten"  # a re-write counts even where no code moved
 
 
+def test_a_rewrite_with_no_cited_code_changed_is_a_rewording(demo) -> None:
+    replace_in(demo.map_folder / "D2.yaml", "You do, each time", "You do, every time")
+    replace_in(demo.map_folder / "D1.yaml", "runs?", "runs at all?")  # D1's code only moved
+    [demo_map] = load_maps(demo.decisions)
+    [edition] = demo_map.editions
+    found = {v.entry_id: v for v in entry_verdicts(demo_map, edition)}
+    assert [i for i, v in found.items() if v.reworded] == ["D1", "D2"]
+    assert found["G1"].verdict == "rewritten" and not found["G1"].reworded  # its code changed
+    assert not found["P1"].reworded  # code changed, text kept: not re-written at all
+
+
 def test_only_the_claim_counts_not_the_citations_or_dates(demo) -> None:
     replace_in(demo.map_folder / "P1.yaml", "checked: 2026-11-03", "checked: 2026-11-20")
     replace_in(demo.map_folder / "D1.yaml", "note: the hook, asked for every call", "note: the hook")
@@ -73,6 +84,28 @@ def test_once_settled_later_edits_are_not_the_editions_re_writes(demo) -> None:
     replace_in(demo.map_folder / "P1.yaml", "including <b>tags</b>", "including <i>tags</i>")
     replace_in(demo.map_folder / "D2.yaml", "You do, each time", "You do, every time")
     assert _verdicts(demo) == {"D1": "moved", "D2": "unchanged", "G1": "rewritten", "P1": "changed"}
+
+
+def test_text_edited_after_the_settlement_is_told_apart(demo) -> None:
+    """The edition page shows today's text beside the old one: it says when that text was edited
+    again after the move was settled, so part of the difference is wording."""
+    from generator.release.bump import claim_digest, edition_text
+    from generator.release.edition import edited_since
+
+    def edited() -> list[str]:
+        [demo_map] = load_maps(demo.decisions)
+        [edition] = demo_map.editions
+        return [v.entry_id for v in entry_verdicts(demo_map, edition) if edited_since(edition, v)]
+
+    assert edited() == []  # no settlement recorded: the re-write is the only edit known
+    [demo_map] = load_maps(demo.decisions)
+    [edition] = demo_map.editions
+    settled = (("G1", claim_digest(demo_map.entry("G1"))),)
+    edition.path.write_text(edition_text(edition.from_version, edition.to_version, edition.date,
+                                         list(edition.citations), edition.probes, settled))
+    assert edited() == []  # G1 as it was accepted
+    replace_in(demo.map_folder / "G1.yaml", "unless messages are queued", "unless a message is queued")
+    assert edited() == ["G1"]
 
 
 def test_an_edition_reads_back_as_bump_wrote_it(demo) -> None:

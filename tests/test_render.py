@@ -445,7 +445,7 @@ def test_an_extension_without_a_hand_written_page_gets_a_generated_one(demo) -> 
     assert "{: .dm-pinline }\n\nAsks you before a run may end, &lt;em&gt;whatever&lt;/em&gt; the model says." in page
     assert "| About the extension | demo-ext |\n|---|---|" in page
     assert "| Package | <code>demo-ext</code> |" in page
-    assert "## The How demo decides decisions it changes" in page
+    assert "## The demo decisions it changes" in page  # as the hand-written pages say it
 
 
 # --- editions ---------------------------------------------------------------------------------------
@@ -511,6 +511,37 @@ def test_the_edition_page_lists_each_verdict_and_the_entry_pages_show_the_code(p
     assert "**After** · demo 1.0.0: the code is gone; no range holds it." in history
 
 
+def test_the_edition_page_shows_changes_of_behaviour_first_and_folds_rewordings(demo) -> None:
+    """G1 was re-written where its cited code changed: a change of pi's behaviour, shown first. D2,
+    re-worded here with its one citation unchanged, is other words for the same behaviour: folded
+    after, and counted as such."""
+    old = "You do, each time | a pipe, a {curly} brace and a # hash stay text."
+    replace_in(demo.map_folder / "D2.yaml", "You do, each time", "You do, every time")
+    edition = demo.map_folder / "editions" / "0.8.0-to-1.0.0.yaml"
+    edition.write_text(edition.read_text() + f"  D2: {old!r}\n".replace("'", '"'))
+    page = render_folder(demo.decisions, demo.pages).pages["demo/editions/0.8.0-to-1.0.0.md"]
+    differently = page[page.index("## What demo does differently"):page.index("## The bookkeeping")]
+    assert ("2 entries were re-written. In 1 of them, code the text cites had changed: this is what demo "
+            "1.0.0 does differently") in differently
+    assert "1 entry was re-written while none of the code it cites changed" in differently
+    folded = differently[differently.index('<details class="dm-reworded" markdown>'):]
+    assert "<summary>Re-worded only: 1 entry whose cited code did not change</summary>" in folded
+    assert differently.index('data-id="G1" data-reworded="false"') < differently.index("<details")
+    assert 'data-id="D2" data-reworded="true"' in folded and 'data-id="G1"' not in folded
+    g1 = differently[:differently.index("<details")]
+    assert "**Cited code that changed:** <code>loop.js</code> in <code>shouldStop</code>" in g1
+    assert "Cited code that changed" not in folded  # nothing to name: none of D2's code changed
+    assert "You do, each time" in folded and "You do, every time" in folded
+    assert "(1 of them re-worded only: none of their cited code changed)" in page
+
+
+def test_without_a_rewording_the_edition_page_says_there_is_none(pages) -> None:
+    page = pages["demo/editions/0.8.0-to-1.0.0.md"]
+    assert "1 entry was re-written. In it, code the text cites had changed" in page
+    assert "No entry was re-written for its wording alone." in page and "<details" not in page
+    assert "re-worded only" not in page
+
+
 def test_the_edition_and_the_census_say_why_their_counts_differ(demo) -> None:
     (demo.map_folder / "D3.yaml").write_text("id: D3\nquestion: Added after the move?\ndecided_by: code\n"
                                               "answer: Yes.\ncites:\n  - file: src/session.ts\n    lines: 5\n")
@@ -532,9 +563,9 @@ def test_changed_entries_carry_a_badge_and_the_filter_counts_them(pages) -> None
     assert "[re-written for 1.0.0](G1.md#history){ .dm-edition-badge .dm-edition-badge--rewritten }" in index
     assert 'data-id="D1" data-who="code" data-group="D" markdown>' in index  # moved: no badge
     assert ('data-dm-changed aria-pressed="false"' in index and
-            'Changed in 1.0.0 <span class="dm-chip__count">1</span>' in index)
+            'Code or text changed in 1.0.0 <span class="dm-chip__count">1</span>' in index)
     problems = pages["demo/problems.md"]
-    assert "[changed in 1.0.0](P1.md#history){ .dm-edition-badge .dm-edition-badge--changed }" in problems
+    assert "[code changed in 1.0.0](P1.md#history){ .dm-edition-badge .dm-edition-badge--changed }" in problems
     summary = pages["demo/index.md"]
     assert ("**New in 1.0.0:** the map moved from demo 0.8.0 on 2026-11-10; 1 entry re-written, 1 re-read after "
             "their code changed. [What changed](editions/0.8.0-to-1.0.0.md)\n{: .dm-edition-note }") in summary
@@ -689,6 +720,34 @@ def test_who_can_overrule_shows_wherever_who_decides_shows(demo, can, action) ->
     assert (f"**Person {said}:** An extension's prompt lets the person refuse the call (see D2). "
             "([session.ts:5](https://github.com/example/demo/blob/v1.0.0/src/session.ts#L5))") \
         in pages["downloads/demo-decision-map.md"]
+
+
+def test_an_overlay_names_the_decisions_own_overrule_in_its_words(demo) -> None:
+    """G1's own page says "Person can stop the run": the side without the extension (pi's own G1)
+    says the same on the extension's page and on G1's, not "Person can overrule"; the side with it
+    keeps that lever in the same words and marks the one the extension adds, in its own."""
+    replace_in(demo.map_folder / "G1.yaml", "cites:\n", "overrides:\n  - by: person\n    can: stop the run\n"
+               f"    when: The person can stop the run at any turn.\n    cites: {SOME_LINE}\ncites:\n")
+    overlay = demo.map_folder / "extensions" / "demo-ext.yaml"
+    replace_in(overlay, "      decided_by: model\n      answer: A reply",
+               "      decided_by: model\n      overrides:\n        - by: person\n          when: You can stop it.\n"
+               "      answer: A reply")
+    replace_in(overlay, "      decided_by: person\n      answer: You decide",
+               "      decided_by: person\n      overrides:\n        - by: person\n          when: You can stop it.\n"
+               "        - by: code\n          can: end it after three asks\n          when: It stops asking.\n"
+               "      answer: You decide")
+    pages = render_folder(demo.decisions, demo.pages).pages
+    stop = '<span class="dm-badge dm-badge--person dm-badge--overrule">Person can stop the run</span>'
+    added = ('<span class="dm-badge dm-badge--code dm-badge--overrule dm-badge--added"><span aria-hidden="true">+ '
+             '</span>Plain code can end it after three asks<span class="dm-visually-hidden"> (added)</span></span>')
+    for page in (pages["extensions/demo-ext.md"], pages["demo/G1.md"]):
+        assert "person can overrule" not in page.lower() and "code can overrule" not in page.lower(), page
+        without = page[page.index("**Without "):page.index("**With ")]
+        with_ = page[page.index("**With "):]
+        assert stop in without and stop in with_ and added in with_, page
+    extension = pages["extensions/demo-ext.md"]
+    assert "**can stop the run:** You can stop it." in extension[extension.index("**Without "):extension.index("**With ")]
+    assert stop in pages["demo/G1.md"][:pages["demo/G1.md"].index("## Extensions that change it")]
 
 
 def test_one_holder_with_two_actions_gets_one_badge_naming_both() -> None:

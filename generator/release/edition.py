@@ -46,6 +46,13 @@ class EntryVerdict:
         return tuple(row for row in self.citations if row.status == "ok")
 
     @property
+    def reworded(self) -> bool:
+        """Re-written while none of its cited code changed (every citation held the same code, at
+        the same lines or at others): the code gives no reason for the new text, so it says what
+        the old one did in other words, or corrects it, rather than telling of a new behaviour."""
+        return self.verdict == "rewritten" and not self.drifted
+
+    @property
     def needs_recheck(self) -> bool:
         """A problem whose cited code changed: a fix may have landed upstream."""
         return self.entry is not None and self.entry.kind == "problem" and bool(self.drifted)
@@ -75,6 +82,15 @@ def _verdict(entry_id: str, entry: Entry | None, rows: tuple[EditionCitation, ..
     else:
         verdict = "unchanged"
     return EntryVerdict(entry_id, entry, verdict, rows)
+
+
+def edited_since(edition: Edition, verdict: EntryVerdict) -> bool:
+    """Whether the entry's text differs from what it said when this edition was settled: edited
+    again after the move (the page shows today's text, so part of any difference is that edit).
+    An edition that records no settlement knows no text between the bump's and today's: the
+    re-write itself is the one edit it can tell of."""
+    settled = _settled(edition, verdict.entry_id, verdict.citations)
+    return verdict.entry is not None and settled is not None and claim_digest(verdict.entry) != settled
 
 
 def _settled(edition: Edition, entry_id: str, rows: tuple[EditionCitation, ...]) -> str | None:

@@ -45,7 +45,7 @@ from .pages.editions import EDITIONS
 from .pages.extensions import npm_changing
 from .pages.environment import environment, file_size
 from .search_index import entry_document
-from .pages.views import DOWNLOADS, WHO_ABOUT, GroupView, MapView, OverlayView, gallery_view, map_view
+from .pages.views import DOWNLOADS, WHO_ABOUT, GroupView, MapView, OverlayView, gallery_view, map_view, overrule_actions
 from ..citations.verify import Resolution, Trees, verify_map
 
 OVERLAY_SLOT = "{{ overlay }}"  # the line of a hand-written extension page the overlay replaces
@@ -283,10 +283,11 @@ def _focus(overlay: OverlayView) -> dict[str, Focus]:
     for change in overlay.changes:
         side = change.change.with_
         holders = tuple(dict.fromkeys(o.by for o in getattr(side, "overrides", ())))
+        actions = tuple(overrule_actions(getattr(side, "overrides", ())))
         if change.decision:
-            focus[change.decision.id] = Focus("changed", side.decided_by, holders)
+            focus[change.decision.id] = Focus("changed", side.decided_by, holders, actions)
         for overridden in getattr(change.change, "overridden", ()):
-            focus[overridden] = Focus("changed", side.decided_by, holders)
+            focus[overridden] = Focus("changed", side.decided_by, holders, actions)
     return focus
 
 

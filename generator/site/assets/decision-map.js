@@ -338,6 +338,9 @@
       window.addEventListener("hashchange", followOldLink);
     }
     setUpFilters();
+    // The page is set up: tests wait on this mark, not on time, to read the state this script gives
+    // the page (filters, names, cues).
+    document.body.setAttribute("data-dm-ready", "");
   }
 
   // Material's instant navigation swaps pages without a reload and announces each on document$.

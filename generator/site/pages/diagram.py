@@ -41,6 +41,7 @@ class Focus:
     kind: str  # "changed" (it moves the decision) or "related" (it adds a decision next to it)
     who: str | None  # who decides with the extension, for "changed"
     overrides: tuple[str, ...] = ()  # who can overrule, with the extension
+    actions: tuple[tuple[str, str], ...] = ()  # what each can do, as the badges on its page say
 
 
 @dataclass(frozen=True)
@@ -313,7 +314,7 @@ def _chip(card: Card, x: float, y: float, w: float, h: float, link: str, focus: 
         elif focus.kind == "changed":
             who = focus.who or who
             overrides = focus.overrides
-            actions = {}  # the extension's holders: what they can do is on its page
+            actions = dict(focus.actions)  # the extension's holders, as its page's badges name them
             state = " dm-node--changed"
         else:
             state = " dm-node--related"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from urllib.parse import quote
 
-from ...release.edition import EntryVerdict, entry_verdicts
+from ...release.edition import EntryVerdict, edited_since, entry_verdicts
 from ...map.model import DecisionMap, Edition, EditionCitation
 from ...citations.verify import Trees, excerpt
 
@@ -70,6 +70,12 @@ class VerdictView:
     drifts: tuple[DriftView, ...]
     probe: tuple[str, str] | None = None  # (before, after) when the entry's probe flipped
     before: str | None = None  # what the entry said at the old pin, when the edition records it
+    edited_since: bool = False  # its text was edited after the edition was settled
+
+    @property
+    def changed_code(self) -> tuple[tuple[str, str], ...]:
+        """The cited code that changed under the entry, once each: (file name, declaration)."""
+        return tuple(dict.fromkeys((d.file_after.rsplit("/", 1)[-1], d.symbol) for d in self.drifts))
 
     @property
     def id(self) -> str:
@@ -124,6 +130,18 @@ class EditionView:
         """Its page, relative to the map's folder."""
         return f"{EDITIONS}/{self.slug}.md"
 
+    @property
+    def differently(self) -> tuple[VerdictView, ...]:
+        """Entries re-written because their cited code changed, with the old text kept: what pi
+        does differently, as far as the map can tell."""
+        return tuple(v for v in self.of("rewritten") if v.before and not v.verdict.reworded)
+
+    @property
+    def reworded(self) -> tuple[VerdictView, ...]:
+        """Entries re-written while none of their cited code changed, with the old text kept:
+        other words for the same behaviour (or a correction), not a change of pi's."""
+        return tuple(v for v in self.of("rewritten") if v.before and v.verdict.reworded)
+
     def of(self, verdict: str) -> tuple[VerdictView, ...]:
         return tuple(v for v in self.entries if v.verdict.verdict == verdict)
 
@@ -166,7 +184,7 @@ def edition_views(decision_map: DecisionMap, trees: Trees) -> tuple[EditionView,
     for edition in reversed(decision_map.editions):
         flipped = {p.id: (p.before, p.after) for p in getattr(edition, "probes", ())}
         entries = tuple(VerdictView(v, drift_views(decision_map, trees, edition, v), flipped.get(v.entry_id),
-                                    edition.said_before(v.entry_id))
+                                    edition.said_before(v.entry_id), edited_since(edition, v))
                         for v in entry_verdicts(decision_map, edition))
         views.append(EditionView(edition, entries, coverage(decision_map, edition)))
     return tuple(views)

@@ -13,7 +13,7 @@ import json
 import re
 import textwrap
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -500,7 +500,8 @@ def map_view(decision_map: DecisionMap, trees: Trees, resolutions: list[Resoluti
     sections = tuple(SectionView(s.title, tuple(cards[i] for i in s.ids if i in cards))
                      for s in decision_map.sections)
     problems = tuple(cards[e.id] for e in decision_map.problems)
-    overlays = tuple(OverlayView(o, tuple(ChangeView(c, anchor, cards.get(c.decision) if c.decision else None)
+    overlays = tuple(OverlayView(o, tuple(ChangeView(worded(c, decision_map), anchor,
+                                                     cards.get(c.decision) if c.decision else None)
                                           for c, anchor in zip(o.changes, change_anchors(o))),
                                  changed_decisions(o, decision_map))
                      for o in sorted(decision_map.overlays, key=lambda o: o.extension))
@@ -602,10 +603,32 @@ def change_anchors(overlay: Overlay) -> list[str]:
     return anchors
 
 
+def worded(change: OverlayChange, decision_map: DecisionMap) -> OverlayChange:
+    """The change with its sides' overrides saying what the decision's own say it can do.
+
+    The side without the extension is pi's own decision, so a holder there who can overrule it is
+    named as on the decision's page ("Person can stop the run"), not as "can overrule", unless the
+    overlay says what it can do itself. A lever the extension keeps (the same situation on the side
+    with it) reads the same; one it adds keeps its own words."""
+    entry = decision_map.entry(change.decision) if change.decision else None
+    if entry is None:
+        return change
+    cans = {by: action for by, action in overrule_actions(entry.overrides) if action != "overrule"}
+
+    def fill(override):
+        return override if override.can or override.by not in cans else replace(override, can=cans[override.by])
+
+    kept = {o.when for o in change.without.overrides}
+    without = replace(change.without, overrides=tuple(fill(o) for o in change.without.overrides))
+    with_ = replace(change.with_, overrides=tuple(fill(o) if o.when in kept else o for o in change.with_.overrides))
+    return replace(change, without=without, with_=with_)
+
+
 def _extension_links(decision_map: DecisionMap) -> dict[str, list[ExtensionLink]]:
     links: dict[str, list[ExtensionLink]] = {}
     for overlay in sorted(decision_map.overlays, key=lambda o: o.extension):
         for change, anchor in zip(overlay.changes, change_anchors(overlay)):
+            change = worded(change, decision_map)
             if change.decision:
                 links.setdefault(change.decision, []).append(ExtensionLink(overlay, change, anchor, True))
             for overridden in change.overridden:  # the added decision takes its place
