@@ -15,9 +15,9 @@ The report (a Markdown table, then every unexplained survivor with its diff) goe
 test-artifacts/mutation/report.md and covers every module run so far.
 
     .venv/bin/python bench/mutation.py                          # every module (CORE and GUARDS)
-    .venv/bin/python bench/mutation.py generator/rewrite.py     # some of them
+    .venv/bin/python bench/mutation.py generator/map/rewrite.py     # some of them
     .venv/bin/python bench/mutation.py --report-only            # the table of the last runs
-    .venv/bin/python bench/mutation.py --again generator/verify.py  # after new tests or edits
+    .venv/bin/python bench/mutation.py --again generator/citations/verify.py  # after new tests or edits
 
 `--again` works in the copy of the last run: it brings in the current code and tests and tests
 only the mutants that survived and those of functions whose code changed (mutmut keeps the
@@ -47,10 +47,10 @@ EQUIVALENTS = ROOT / "bench" / "mutation-equivalents.md"
 # from the registry, so only the network tests reach it, too slow to run for each mutant). The
 # order is the order of priority: the first six are the ones a short run covers first.
 CORE = {
-    "generator/resolve.py": ["*"], "generator/verify.py": ["*"], "generator/record.py": ["*"],
-    "generator/report.py": ["*"], "generator/prose.py": ["*"], "generator/load.py": ["*"],
-    "generator/rewrite.py": ["*"], "generator/bump.py": ["*"], "generator/schema.py": ["*"],
-    "generator/edition.py": ["*"],
+    "generator/citations/resolve.py": ["*"], "generator/citations/verify.py": ["*"], "generator/citations/record.py": ["*"],
+    "generator/citations/report.py": ["*"], "generator/site/prose.py": ["*"], "generator/map/load.py": ["*"],
+    "generator/map/rewrite.py": ["*"], "generator/release/bump.py": ["*"], "generator/map/schema.py": ["*"],
+    "generator/release/edition.py": ["*"],
     "generator/cli.py": ["main", "_verify", "_fix", "_record", "_bump", "_accept", "_render", "_source"],
 }
 # Beyond the core: the modules that guard the user's machine (the fetched tarball, the cache, the
@@ -62,10 +62,10 @@ GUARDS = {
     # its failures are worded; not yet measured: the npm and git calls themselves, the history
     # repository, the manifest's writing, the progress display (870 mutants in all, hours on two
     # busy cores)
-    "generator/fetch.py": ["_rebuild_sources", "_check_integrity", "_open", "SourceTree.read", "SourceTree._classify",
+    "generator/source/fetch.py": ["_rebuild_sources", "_check_integrity", "_open", "SourceTree.read", "SourceTree._classify",
                            "SourceTree.classify", "publish_once", "renamed_files", "_npm_failure", "_git_failure"],
-    "generator/page_check.py": ["*"], "generator/build.py": ["*"],
-    "generator/scaffold.py": ["*"], "generator/replay.py": ["*"],
+    "generator/site/page_check.py": ["*"], "generator/site/build.py": ["*"],
+    "generator/scaffold.py": ["*"], "generator/citations/replay.py": ["*"],
 }
 MODULES = {**CORE, **GUARDS}
 # The tests that check each module: what a mutant of it must fail. Every one works on fixture
@@ -92,21 +92,21 @@ _PROSE_ON_PAGES = [
     "test_the_opening_of_an_answer_is_whole_sentences",
 ]
 TESTS = {
-    "generator/resolve.py": _CITATIONS,
-    "generator/verify.py": sorted(set(_CITATIONS + _COMMANDS)),
-    "generator/record.py": sorted(set(_CITATIONS + _COMMANDS)),
-    "generator/report.py": ["tests/test_verify_output.py", "tests/test_cli.py", "tests/test_drift_fails.py",
+    "generator/citations/resolve.py": _CITATIONS,
+    "generator/citations/verify.py": sorted(set(_CITATIONS + _COMMANDS)),
+    "generator/citations/record.py": sorted(set(_CITATIONS + _COMMANDS)),
+    "generator/citations/report.py": ["tests/test_verify_output.py", "tests/test_cli.py", "tests/test_drift_fails.py",
                             "tests/test_probe_output.py"],
-    "generator/prose.py": ["tests/test_prose_escapes.py", "tests/test_link_escape.py",
+    "generator/site/prose.py": ["tests/test_prose_escapes.py", "tests/test_link_escape.py",
                            *(f"tests/test_render.py::{name}" for name in _PROSE_ON_PAGES)],
-    "generator/load.py": ["tests/test_load.py", "tests/test_load_checks.py", "tests/test_bad_inputs.py",
+    "generator/map/load.py": ["tests/test_load.py", "tests/test_load_checks.py", "tests/test_bad_inputs.py",
                           "tests/test_edits_and_schemas.py", "tests/test_edition.py", "tests/test_probe.py",
                           "tests/test_render.py::test_shared_levers_naming_no_entry_is_an_error_with_its_line"],
-    "generator/rewrite.py": ["tests/test_fix.py", "tests/test_bump.py", "tests/test_record_command.py",
+    "generator/map/rewrite.py": ["tests/test_fix.py", "tests/test_bump.py", "tests/test_record_command.py",
                              "tests/test_records.py", "tests/test_never_lose.py", "tests/test_faults.py",
                              "tests/test_edits_and_schemas.py"],
-    "generator/bump.py": ["tests/test_bump.py", "tests/test_edition.py", "tests/test_cli.py"],
-    "generator/schema.py": ["tests/test_edits_and_schemas.py", "tests/test_load.py", "tests/test_load_checks.py",
+    "generator/release/bump.py": ["tests/test_bump.py", "tests/test_edition.py", "tests/test_cli.py"],
+    "generator/map/schema.py": ["tests/test_edits_and_schemas.py", "tests/test_load.py", "tests/test_load_checks.py",
                             "tests/test_bad_inputs.py", "tests/test_link_escape.py",
                             # the JSON Schema the editors use, generated and checked against the loader
                             *(f"tests/test_contributing.py::{name}" for name in (
@@ -114,26 +114,26 @@ TESTS = {
                                 "test_every_file_in_decisions_validates_against_its_schema",
                                 "test_the_schema_rejects_what_the_loader_rejects",
                                 "test_the_schema_and_the_loader_accept_the_same_good_entry"))],
-    "generator/edition.py": ["tests/test_edition.py", "tests/test_bump.py", "tests/test_render.py"],
+    "generator/release/edition.py": ["tests/test_edition.py", "tests/test_bump.py", "tests/test_render.py"],
     # `render`: its pages folder and probe results reach the site (the one render test that checks both)
     "generator/cli.py": [*_COMMANDS, "tests/test_render.py::test_the_render_command_writes_the_site_with_its_pages_"
                                      "and_probe_results"],
     # the registry and git faked or local (tests/test_faults.py's registry): no network
-    "generator/fetch.py": ["tests/test_fetch_messages.py", "tests/test_fetch.py", "tests/test_faults.py", "tests/test_load.py",
+    "generator/source/fetch.py": ["tests/test_fetch_messages.py", "tests/test_fetch.py", "tests/test_faults.py", "tests/test_load.py",
                            "tests/test_records.py::test_a_file_git_sees_renamed_is_followed",
                            "tests/test_record_command.py::test_renames_are_followed_from_each_citations_own_version"],
     # the leak check on its own (what it finds and what it lets through), then on every rendered page
-    "generator/page_check.py": ["tests/test_page_check.py",
+    "generator/site/page_check.py": ["tests/test_page_check.py",
                                 "tests/test_site_build.py::test_the_leak_check_tells_leaks_from_text_and_code",
                                 "tests/test_render.py::test_no_page_leaks_markdown_or_template_syntax",
                                 "tests/test_site_build.py::test_a_leaked_attribute_list_or_template_text_fails_the_build",
                                 "tests/test_site_build.py::test_a_list_or_table_markdown_did_not_read_fails_the_build"],
     # `generator build` on the demo site: a build that replaces the old site, one that fails and keeps it
-    "generator/build.py": ["tests/test_build_site.py", *(f"tests/test_site_build.py::{name}" for name in (
+    "generator/site/build.py": ["tests/test_build_site.py", *(f"tests/test_site_build.py::{name}" for name in (
         "test_generator_build_replaces_the_previous_site", "test_a_failed_build_leaves_the_previous_site_untouched",
         "test_a_bad_entry_fails_the_mkdocs_build_with_one_clean_line_per_problem")), "tests/test_drift_fails.py"],
     "generator/scaffold.py": ["tests/test_new_entry.py"],
-    "generator/replay.py": ["tests/test_replay.py"],
+    "generator/citations/replay.py": ["tests/test_replay.py"],
 }
 COPIED = ["generator", "tests", "bench", "pyproject.toml", "decisions", "schema", "site_src", "mkdocs.yml", ".github", ".ci",
           ".pre-commit-config.yaml", "Makefile", "README.md", "CONTRIBUTING.md", "requirements.lock"]

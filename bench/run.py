@@ -50,8 +50,8 @@ def timed(command: list[str], repeats: int = REPEATS, env: dict | None = None, s
 
 
 def cited_files() -> list[Path]:
-    from generator.load import load_maps
-    from generator.verify import Trees
+    from generator.map.load import load_maps
+    from generator.citations.verify import Trees
 
     decision_map = load_maps(ROOT / "decisions")[0]
     tree = Trees(decision_map, quiet=True).tree(decision_map.version)
@@ -77,7 +77,7 @@ def bench_verify(rows: list) -> None:
         timed([PY, "-m", "generator", "verify", "--quiet"], repeats=1)  # warm the cache
         floor = timed([PY, str(floor_script), str(listing)])
         verify = timed([PY, "-m", "generator", "verify", "--quiet"])
-        from generator.fetch import cache_root
+        from generator.source.fetch import cache_root
 
         def forget_symbols() -> None:
             for memo in cache_root().glob("symbols-*.json"):
@@ -93,9 +93,9 @@ def bench_verify(rows: list) -> None:
 
 def generated_map(folder: Path, count: int, seed: int = 7) -> None:
     """A map of ``count`` citations of real declarations of pi 1.4.0, spread over its files."""
-    from generator.load import load_maps
-    from generator.resolve import SourceFile
-    from generator.verify import Trees
+    from generator.map.load import load_maps
+    from generator.citations.resolve import SourceFile
+    from generator.citations.verify import Trees
 
     real = load_maps(ROOT / "decisions")[0]
     tree = Trees(real, quiet=True).tree(BASE)
@@ -160,8 +160,8 @@ def bench_site(rows: list) -> None:
         plain = re.sub(r"\n  - decision-map:\n(      .*\n)*", "\n", plain)  # the plugin and its options
         plain = plain.replace("docs_dir: site_src", f"docs_dir: {out / 'docs'}").replace("strict: true", "strict: false")
         # the same nav the plugin builds, so both builds render the same pages
-        from generator.render import site_nav
-        from generator.load import load_maps
+        from generator.site.render import site_nav
+        from generator.map.load import load_maps
         pages = [p.relative_to(out / "docs").as_posix() for p in (out / "docs").rglob("*.md")]
         nav = site_nav(load_maps(ROOT / "decisions"), [p for p in pages if not p.startswith("downloads/")])
         import yaml
@@ -175,7 +175,7 @@ def bench_site(rows: list) -> None:
 
 
 def bench_fetch(rows: list) -> None:
-    from generator.load import load_maps
+    from generator.map.load import load_maps
 
     decision_map = load_maps(ROOT / "decisions")[0]
     specs = [f"{p.package}@{decision_map.version}" for p in decision_map.source.npm]
@@ -204,10 +204,10 @@ def bench_probes(rows: list) -> None:
     """Probes: every probe run (install warm, results not remembered), the same remembered, and
     cold (empty caches: pi installed from the registry first); against the floor of one empty
     probe through the sandbox, and what the slowest probe costs."""
-    from generator.load import load_maps
-    from generator.probe import run_probes
-    from generator.probe_install import _open, find_node, install_pi
-    from generator.probe_sandbox import Limits, choose_sandbox, run_sandboxed
+    from generator.map.load import load_maps
+    from generator.probes.run import run_probes
+    from generator.probes.install import _open, find_node, install_pi
+    from generator.probes.sandbox import Limits, choose_sandbox, run_sandboxed
 
     decision_map = load_maps(ROOT / "decisions")[0]
     command = [PY, "-m", "generator", "probe", "--quiet"]
@@ -249,9 +249,9 @@ TABLES: list[str] = []  # printed after the main table
 def bench_replay(rows: list) -> None:
     """Citations over real declarations of 0.99.1 carried release by release to 1.6.0, as `bump`
     would, against resolving 0.99.1 straight to 1.6.0 (trees fetched first, so only resolving counts)."""
-    from generator.load import load_maps
-    from generator.replay import replay, table
-    from generator.verify import Trees
+    from generator.map.load import load_maps
+    from generator.citations.replay import replay, table
+    from generator.citations.verify import Trees
 
     decision_map = load_maps(ROOT / "decisions")[0]
     trees = Trees(decision_map, quiet=True)
@@ -277,7 +277,7 @@ ENTRY_BUDGET = {"html": 150 * 1000, "elements": 3_000}
 
 def bench_pages(rows: list) -> None:
     """The built site's heaviest pages and its search index, against the budgets of a light site."""
-    from generator.load import load_maps
+    from generator.map.load import load_maps
 
     decision_map = load_maps(ROOT / "decisions")[0]
     pages = {"full map": f"{decision_map.name}/map/"}

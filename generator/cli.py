@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from . import report
+from .citations import report
 from .errors import DecisionMapError, InputError, UsageError
 
 EXAMPLES = """examples:
@@ -207,8 +207,8 @@ def _common(command: argparse.ArgumentParser) -> None:
 
 
 def _resolve_all(args: argparse.Namespace, only: list[Path] | None = None):
-    from .load import load_maps, with_extensions
-    from .verify import Trees, verify_map
+    from .map.load import load_maps, with_extensions
+    from .citations.verify import Trees, verify_map
 
     maps = load_maps(args.decisions, only=only, editions=False)  # resolving needs no edition record
     results = []
@@ -235,10 +235,10 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _fix(args: argparse.Namespace) -> int:
-    from .load import load_maps, with_extensions
-    from .record import checked_at_change, settle
-    from .rewrite import apply_edits
-    from .verify import Trees, verify_map
+    from .map.load import load_maps, with_extensions
+    from .citations.record import checked_at_change, settle
+    from .map.rewrite import apply_edits
+    from .citations.verify import Trees, verify_map
 
     edits, also, results = [], {}, []
     maps = load_maps(args.decisions)
@@ -268,10 +268,10 @@ def _fix(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
-    from .load import load_maps, with_extensions
-    from .record import checked_at_change, record_edits, require_known
-    from .rewrite import apply_edits
-    from .verify import Trees, check_citations
+    from .map.load import load_maps, with_extensions
+    from .citations.record import checked_at_change, record_edits, require_known
+    from .map.rewrite import apply_edits
+    from .citations.verify import Trees, check_citations
 
     if args.replace and not args.ids:
         raise UsageError("--replace takes the records anew from the ranges as they are, which would hide "
@@ -297,15 +297,15 @@ def _record(args: argparse.Namespace) -> int:
 
 
 def _bump(args: argparse.Namespace) -> int:
-    from .bump import bump_map, review_text
-    from .load import load_maps
-    from .verify import Trees, summary_counts
+    from .release.bump import bump_map, review_text
+    from .map.load import load_maps
+    from .citations.verify import Trees, summary_counts
 
     status = 0
     maps = load_maps(args.decisions)
     if args.extension:
-        from .bump import bump_extension
-        from .load import pinned_extension_map
+        from .release.bump import bump_extension
+        from .map.load import pinned_extension_map
 
         found = [o for m in maps for o in m.overlays if o.extension == args.extension]
         if not found or not found[0].pinned:
@@ -349,10 +349,10 @@ def _bump(args: argparse.Namespace) -> int:
 
 
 def _accept(args: argparse.Namespace) -> int:
-    from .load import load_maps, with_extensions
-    from .record import require_known
-    from .rewrite import Edit, apply_edits
-    from .verify import Trees, verify_map
+    from .map.load import load_maps, with_extensions
+    from .citations.record import require_known
+    from .map.rewrite import Edit, apply_edits
+    from .citations.verify import Trees, verify_map
 
     wanted = set(args.ids)
     maps = with_extensions(load_maps(args.decisions))
@@ -381,13 +381,13 @@ def _accept(args: argparse.Namespace) -> int:
 
 
 def _source(args: argparse.Namespace) -> int:
-    from .fetch import fetch_tree
-    from .load import find_map_folders, load_maps
+    from .source.fetch import fetch_tree
+    from .map.load import find_map_folders, load_maps
 
     if args.extension:
-        from .levers import parse_spec
-        from .load import pinned_extension_map
-        from .model import extension_map
+        from .extensions.levers import parse_spec
+        from .map.load import pinned_extension_map
+        from .map.model import extension_map
 
         mapped = [o for m in load_maps(args.decisions, editions=False) for o in m.overlays
                   if o.pinned and o.extension == args.extension]
@@ -429,11 +429,11 @@ def _probe_command(commands) -> None:
 
 
 def _probe(args: argparse.Namespace) -> int:
-    from .load import load_maps
-    from .probe import check_ids, run_probes
-    from .probe_sandbox import WEAK_WARNING, Limits, choose_sandbox
+    from .map.load import load_maps
+    from .probes.run import check_ids, run_probes
+    from .probes.sandbox import WEAK_WARNING, Limits, choose_sandbox
 
-    from .probe_extension import run_extension_probes
+    from .probes.extension import run_extension_probes
 
     maps = load_maps(args.decisions)
     extensions = {o.extension for m in maps for o in m.overlays if o.pinned and o.probe is not None}
@@ -484,10 +484,10 @@ def _leads_command(commands) -> None:
 
 
 def _leads(args: argparse.Namespace) -> int:
-    from .leads import build_index, cited_ranges, map_leads
-    from .load import load_maps
-    from .record import require_known
-    from .verify import Trees, verify_map
+    from .citations.leads import build_index, cited_ranges, map_leads
+    from .map.load import load_maps
+    from .citations.record import require_known
+    from .citations.verify import Trees, verify_map
 
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit {args.limit}: give a number of leads per entry, or 0 for all of them")
@@ -529,7 +529,7 @@ def _levers_command(commands) -> None:
 def _levers(args: argparse.Namespace) -> int:
     import time
 
-    from .levers import package_levers, report_text
+    from .extensions.levers import package_levers, report_text
 
     started = time.monotonic()
     table = _lever_table(args.decisions, args.map)
@@ -540,7 +540,7 @@ def _levers(args: argparse.Namespace) -> int:
 
 
 def _lever_table(decisions: Path, map_name: str | None):
-    from .load import LEVERS_FILE, load_maps
+    from .map.load import LEVERS_FILE, load_maps
 
     maps = load_maps(decisions, editions=False)
     chosen = next((m for m in maps if m.name == map_name), None) if map_name else maps[0]
@@ -555,16 +555,16 @@ def _lever_table(decisions: Path, map_name: str | None):
 def _settle_editions(decisions: Path, accepted: set[str]) -> None:
     """Record in the latest edition the ranges people settled on for its drifted citations, and
     what the accepted entries say now."""
-    from .bump import settled_edition
-    from .load import load_maps
-    from .rewrite import write_all_atomically
+    from .release.bump import settled_edition
+    from .map.load import load_maps
+    from .map.rewrite import write_all_atomically
 
     settled = [s for m in load_maps(decisions) if (s := settled_edition(m, accepted))]
     write_all_atomically(dict(settled))
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from . import schema
+    from .map import schema
 
     args.out.mkdir(parents=True, exist_ok=True)
     for name, spec, title in (("entry", schema.ENTRY, "Decision map entry"),
@@ -630,7 +630,7 @@ def _build(args: argparse.Namespace) -> int:
     import logging
     import os
 
-    from .build import build_site
+    from .site.build import build_site
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # Material's banner; DESIGN.md covers the engine's future
     handler = logging.StreamHandler()
@@ -643,9 +643,9 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from .render import render_folder
+    from .site.render import render_folder
 
-    from .probe import site_probes
+    from .probes.run import site_probes
 
     site = render_folder(args.decisions, args.pages if args.pages.is_dir() else None, quiet=args.quiet,
                          probes=lambda maps: site_probes(maps, quiet=args.quiet))

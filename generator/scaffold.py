@@ -8,11 +8,11 @@ from collections import Counter
 from pathlib import Path
 
 from .errors import InputError, UsageError
-from .load import PLACEHOLDER, find_map_folders, load_maps
-from .model import DecisionMap
-from .resolve import symbol_path, to_line
-from .rewrite import format_lines, record_text, write_atomically
-from .verify import Trees
+from .map.load import PLACEHOLDER, find_map_folders, load_maps
+from .map.model import DecisionMap
+from .citations.resolve import symbol_path, to_line
+from .map.rewrite import format_lines, record_text, write_atomically
+from .citations.verify import Trees
 
 
 def parse_position(text: str) -> tuple[str, int, int | None]:
@@ -148,10 +148,10 @@ def new_extension(decisions: Path, spec: str, map_name: str | None, name: str | 
     each with its text left to write. Returns the path and the number of citations written."""
     from collections import defaultdict
 
-    from .levers import package_levers
-    from .load import with_extensions  # noqa: F401  (the overlay, once written, is verified through it)
-    from .model import extension_map, npm_package_key
-    from .schema import EXTENSION_NAME_PATTERN
+    from .extensions.levers import package_levers
+    from .map.load import with_extensions  # noqa: F401  (the overlay, once written, is verified through it)
+    from .map.model import extension_map, npm_package_key
+    from .map.schema import EXTENSION_NAME_PATTERN
 
     folders = find_map_folders(decisions)
     folder = next((f for f in folders if f.name == map_name), None) if map_name else folders[0]
@@ -172,7 +172,7 @@ def new_extension(decisions: Path, spec: str, map_name: str | None, name: str | 
     tree = trees.tree(report.version)
     integrity = tree.integrity.get(report.package)
     if integrity is None:
-        from .fetch import registry_integrity
+        from .source.fetch import registry_integrity
 
         integrity = registry_integrity(f"{report.package}@{report.version}")
     grouped: dict[str, list] = defaultdict(list)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import git
 import pytest
 
-from generator.resolve import SourceFile, anchor_for, place
+from generator.citations.resolve import SourceFile, anchor_for, place
 
 if TYPE_CHECKING:  # imported where used: tests/test_ci_skips.py runs this file alone, without site_fixtures
     from site_fixtures.demo_site import DemoSite
@@ -93,6 +93,17 @@ def pytest_configure(config: pytest.Config) -> None:
         order = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(order)
         config.pluginmanager.register(order, "mutation-order")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The tests that read the real site (whose one build, probes and all, is the run's longest
+    step) go first, as one xdist group: with `--dist loadgroup` (`make test`) one worker builds it
+    and then runs them while the other worker runs everything else, instead of waiting for it."""
+    real = [item for item in items if "built_real_site" in item.fixturenames]
+    for item in real:
+        item.add_marker(pytest.mark.xdist_group("real-site"))
+    chosen = set(map(id, real))
+    items[:] = real + [item for item in items if id(item) not in chosen]
 
 
 _SKIPPED: list[str] = []
@@ -439,9 +450,9 @@ def fresh_prose_parser() -> None:
     """The prose renderer builds its Markdown parser on first use and keeps it. Each test starts
     without one, so what a test checks includes how it is built: mutation testing forks its
     workers from a process whose earlier run already built it."""
-    import generator.prose
+    import generator.site.prose
 
-    generator.prose._MD = None
+    generator.site.prose._MD = None
 
 
 @dataclass(frozen=True)

@@ -215,8 +215,8 @@ def test_broken_probe(case: Path, base: Project, pi_cache: Path, tmp_path: Path,
                       monkeypatch: pytest.MonkeyPatch) -> None:
     """`probe` on a broken probe script: exit 2, the script (and line) named, nothing changed, nothing
     written outside the probe's folder, no process of it left running."""
-    from generator.probe_install import NodeMissing, find_node
-    from generator.probe_sandbox import SandboxMissing, choose_sandbox
+    from generator.probes.install import NodeMissing, find_node
+    from generator.probes.sandbox import SandboxMissing, choose_sandbox
 
     try:
         find_node()

@@ -26,8 +26,8 @@ from urllib.request import urlopen
 import pytest
 
 from conftest import REAL_SITE_REPOSITORY, REAL_SITE_URL, ROOT, BuiltDemo, require
-from generator.edition import entry_verdicts
-from generator.load import load_maps
+from generator.release.edition import entry_verdicts
+from generator.map.load import load_maps
 from site_fixtures.demo_site import DEMO_SITE_URL
 
 pytestmark = pytest.mark.browser

@@ -1,8 +1,8 @@
-"""`generator build` (generator/build.py) where it can go wrong: a configuration that is missing or
+"""`generator build` (generator/site/build.py) where it can go wrong: a configuration that is missing or
 that MkDocs refuses, a build MkDocs aborts, a new site that cannot be put in place. Each time the
 error names the cause in one line and the previous site stays exactly as it was, with nothing left
 beside it. The ordinary builds are in test_site_build.py; these are cases mutation testing of
-generator/build.py showed no test pinned."""
+generator/site/build.py showed no test pinned."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.build import build_site
+from generator.site.build import build_site
 from generator.errors import SiteError
 from site_fixtures.demo_site import make_demo_site
 

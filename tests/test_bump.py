@@ -350,8 +350,8 @@ SAME = "export function same(): number {\n  return 0;\n}\n"
 def test_bump_records_the_probes_that_flipped_and_accept_keeps_them(tmp_path, capsys, monkeypatch):
     """A probe whose outcome differs at the new version is printed, fails the bump like a drifted
     citation, and is listed in the edition record, which a later `accept` keeps."""
-    from generator import bump
-    from generator.model import EditionProbe
+    from generator.release import bump
+    from generator.map.model import EditionProbe
 
     asked = []
 
@@ -442,8 +442,8 @@ def test_accept_records_a_drifted_citation_settled_in_the_file_its_code_went_to(
 
 
 def test_a_range_settled_by_hand_is_written_into_the_edition_without_accepting_anything(tmp_path, capsys):
-    from generator.bump import settled_edition
-    from generator.load import load_maps
+    from generator.release.bump import settled_edition
+    from generator.map.load import load_maps
 
     p = project(tmp_path)
     run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
@@ -524,7 +524,7 @@ def test_accept_at_the_pin_takes_the_code_a_range_edited_by_hand_lost(tmp_path, 
 def test_bump_keeps_what_each_entry_said_and_accept_keeps_it_after_a_rewrite(tmp_path, capsys):
     """The edition's `before`: every entry's answer at the old pin, written by bump and kept by
     accept, so the edition page can set the old text beside the new one without git history."""
-    from generator.load import load_maps
+    from generator.map.load import load_maps
 
     p = project(tmp_path)
     p.entry("A3").unlink()

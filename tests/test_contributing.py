@@ -12,9 +12,9 @@ import pytest
 import yaml
 
 from conftest import ROOT, run_main
-from generator import schema
+from generator.map import schema
 from generator.errors import InputError
-from generator.load import load_maps
+from generator.map.load import load_maps
 
 PI = "packages/coding-agent/src/core"
 
@@ -166,7 +166,8 @@ def test_the_scheduled_mutation_jobs_cover_every_module_make_mutation_knows():
     mutation = _mutation_script()
     job = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text())["jobs"]["mutation"]
     assert job["if"] == "github.event_name == 'schedule'"
-    modules = {f"generator/{m}.py" for m in job["strategy"]["matrix"]["module"]}
+    modules = {f"generator/{row['module']}.py" for row in job["strategy"]["matrix"]["include"]}
+    assert len({row["name"] for row in job["strategy"]["matrix"]["include"]}) == len(modules)  # one report each
     assert modules == set(mutation.MODULES)
     [run] = [step["run"] for step in job["steps"] if "run" in step]
     assert run == "make mutation MUTATION_MODULES=generator/${{ matrix.module }}.py"
@@ -187,22 +188,22 @@ def test_a_mutation_run_again_tests_the_survivors_with_the_current_code_and_test
     those explained as equivalent keep their verdict)."""
     mutation = _mutation_script()
     work = tmp_path / "verify"
-    for folder in ("generator", "tests", "bench", "mutants/generator"):
+    for folder in ("generator", "tests", "bench", "mutants/generator/citations"):
         (work / folder).mkdir(parents=True)
     (work / "generator" / "stale.py").write_text("# an older copy\n")
     (work / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
     explained = next(iter(mutation.read_equivalents()))  # a survivor explained as equivalent
-    names = {"generator.verify.x_a__mutmut_1": 1, "generator.verify.x_a__mutmut_2": 0,
-             "generator.verify.x_a__mutmut_3": 33, "generator.verify.x_a__mutmut_4": None, explained: 0}
-    (work / "mutants" / "generator" / "verify.py.meta").write_text(json.dumps({"exit_code_by_key": names}))
-    mutation.bring_in_current(work, "generator/verify.py", ["tests/test_records.py", "tests/test_new.py"])
-    codes = json.loads((work / "mutants" / "generator" / "verify.py.meta").read_text())["exit_code_by_key"]
+    names = {"generator.citations.verify.x_a__mutmut_1": 1, "generator.citations.verify.x_a__mutmut_2": 0,
+             "generator.citations.verify.x_a__mutmut_3": 33, "generator.citations.verify.x_a__mutmut_4": None, explained: 0}
+    (work / "mutants" / "generator" / "citations" / "verify.py.meta").write_text(json.dumps({"exit_code_by_key": names}))
+    mutation.bring_in_current(work, "generator/citations/verify.py", ["tests/test_records.py", "tests/test_new.py"])
+    codes = json.loads((work / "mutants" / "generator" / "citations" / "verify.py.meta").read_text())["exit_code_by_key"]
     assert list(codes.values()) == [1, None, None, None, 0]
     assert not (work / "generator" / "stale.py").exists()
-    assert (work / "generator" / "verify.py").read_text() == (ROOT / "generator" / "verify.py").read_text()
+    assert (work / "generator" / "citations" / "verify.py").read_text() == (ROOT / "generator" / "citations" / "verify.py").read_text()
     assert (work / "tests" / "conftest.py").is_file() and (work / "bench" / "mutation_order.py").is_file()
     config = (work / "pyproject.toml").read_text()
-    assert 'only_mutate = ["generator/verify.py"]' in config and "generator/resolve.py" not in config
+    assert 'only_mutate = ["generator/citations/verify.py"]' in config and "generator/citations/resolve.py" not in config
     assert 'pytest_add_cli_args_test_selection = ["tests/test_records.py", "tests/test_new.py"]' in config
 
 

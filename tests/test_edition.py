@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.edition import entry_verdicts
-from generator.load import load_maps
+from generator.release.edition import entry_verdicts
+from generator.map.load import load_maps
 from site_fixtures.demo_site import make_demo_site, replace_in
 
 
@@ -62,7 +62,7 @@ def test_a_problem_whose_code_changed_needs_a_status_recheck(demo) -> None:
 def test_once_settled_later_edits_are_not_the_editions_re_writes(demo) -> None:
     """`accept` records what an entry said when a person settled it; text edited afterwards (a
     later review, say) is not counted as a re-write in this edition."""
-    from generator.bump import claim_digest, edition_text
+    from generator.release.bump import claim_digest, edition_text
 
     [demo_map] = load_maps(demo.decisions)
     [edition] = demo_map.editions
@@ -81,8 +81,8 @@ def test_an_edition_reads_back_as_bump_wrote_it(demo) -> None:
     an older version, the probes that flipped and the entries a person settled."""
     from dataclasses import replace
 
-    from generator.bump import edition_text
-    from generator.model import Edition, EditionCitation, EditionProbe
+    from generator.release.bump import edition_text
+    from generator.map.model import Edition, EditionCitation, EditionProbe
 
     rows = [EditionCitation("D1", "src/session.ts", (7, 12), (3, 8), "0.8.0", "moved", "e011524fb68e", 0,
                             "src/elsewhere.ts"),
@@ -100,8 +100,8 @@ def test_an_edition_reads_back_as_bump_wrote_it(demo) -> None:
 
 def test_editions_of_one_day_are_in_version_order(demo) -> None:
     """The pages list editions newest first: by date, then by version as numbers (1.9.0 before 1.10.0)."""
-    from generator.bump import edition_text
-    from generator.model import EditionCitation
+    from generator.release.bump import edition_text
+    from generator.map.model import EditionCitation
 
     for before, after in (("1.10.0", "2.0.0-beta"), ("1.8.0", "1.9.0"), ("1.9.0", "1.10.0")):
         row = EditionCitation("D2", "src/session.ts", (5, 5), (5, 5), before, "ok", "9a1b64d9f957", 0)

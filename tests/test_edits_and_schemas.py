@@ -1,4 +1,4 @@
-"""YAML edits (generator/rewrite.py) and the JSON Schemas (generator/schema.py): the cases mutation
+"""YAML edits (generator/map/rewrite.py) and the JSON Schemas (generator/map/schema.py): the cases mutation
 testing (`make mutation`) showed no other test pins. Each asserts what lands in a file a person
 reads and edits: the YAML a command rewrote, read back the way the loader reads it."""
 
@@ -19,9 +19,9 @@ import pytest
 import yaml
 
 from conftest import entry_yaml, make_project, run_cli, run_main
-from generator import schema
-from generator.model import CitationRecord
-from generator.rewrite import record_text, set_top_level
+from generator.map import schema
+from generator.map.model import CitationRecord
+from generator.map.rewrite import record_text, set_top_level
 
 CONFIG = "export const CONFIG = {\n\tretries: 3,\n\ttimeout: 10,\n};\n"
 CONFIG_2 = "// settings\n" + CONFIG  # everything one line down
@@ -96,7 +96,7 @@ def test_another_users_live_writers_temporary_is_kept() -> None:
     The second may not signal the first's process (EPERM), which says it is alive: its temporary
     stays. As root (CI), the writer runs as `daemon` and the reader drops to `nobody` while it
     loads; as anyone else, pid 1 is another user's live process."""
-    from generator.load import load_maps
+    from generator.map.load import load_maps
 
     shared = Path(tempfile.mkdtemp())  # not under pytest's folder, which only its owner may enter
     try:
@@ -133,7 +133,7 @@ def test_another_users_live_writers_temporary_is_kept() -> None:
 def test_a_live_writers_temporary_is_kept_and_the_writer_left_alone(tmp_path) -> None:
     """Two commands of one user at once: the second finds the first's temporary mid-write. Asking
     whether that writer runs must not disturb it (signal 0 only), and its temporary stays."""
-    from generator.load import load_maps
+    from generator.map.load import load_maps
 
     project = make_project(tmp_path, {"1": {"src/config.ts": CONFIG}}, {"D1": entry_yaml("D1", [("src/config.ts", 2)])})
     # a writer that those signals end, even when this run inherited them ignored (under nohup)

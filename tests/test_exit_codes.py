@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import entry_yaml, make_project, run_main
-from generator.probe import ProbesStopped
+from generator.probes.run import ProbesStopped
 
 CODE = "export function one(): number {\n  return 1;\n}\n"
 CODE_2 = "// header\n" + CODE.replace("return 1", "return 11") + "export const two = 2;\n"
@@ -47,23 +47,23 @@ def test_a_usage_error_is_exit_2_with_one_line(project, capsys) -> None:
      "(or `. .venv/bin/activate`)"),
 ], ids=["interrupted", "sigterm", "sighup", "module-missing"])
 def test_a_run_that_stops_half_way(project, capsys, monkeypatch, raised, code: int, said: str) -> None:
-    import generator.verify
+    import generator.citations.verify
 
     def stop(*args, **kwargs):
         raise raised
 
-    monkeypatch.setattr(generator.verify, "verify_map", stop)
+    monkeypatch.setattr(generator.citations.verify, "verify_map", stop)
     run = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet")
     assert (run.code, run.stderr.splitlines(), run.stdout) == (code, [said], "")
 
 
 def test_a_reader_that_goes_away_is_exit_0_and_silent(project, capsys, monkeypatch) -> None:
-    import generator.report
+    import generator.citations.report
 
     def gone(*args, **kwargs):
         raise BrokenPipeError
 
-    monkeypatch.setattr(generator.report, "citations_table", gone)
+    monkeypatch.setattr(generator.citations.report, "citations_table", gone)
     errors = io.StringIO()
     monkeypatch.setattr(sys, "stderr", errors)
     from generator.cli import main

@@ -24,7 +24,7 @@ import git
 import pytest
 
 from conftest import ACTOR, ROOT, assert_clean_failure, entry_yaml, make_project, python_env, run_main, source_map, tarball
-from generator.fetch import MANIFEST, cache_root
+from generator.source.fetch import MANIFEST, cache_root
 
 FAKE_NPM = '''#!{python}
 """A stand-in for npm, configured by registry.json beside it; logs each call to calls.log.

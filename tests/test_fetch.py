@@ -15,8 +15,8 @@ import git
 import pytest
 
 from conftest import ACTOR, ROOT, assert_clean_failure, entry_yaml, make_project, python_env, run_cli, run_main, source_map, tarball
-from generator.fetch import MANIFEST, cache_root, fetch_tree, history_path
-from generator.load import load_maps
+from generator.source.fetch import MANIFEST, cache_root, fetch_tree, history_path
+from generator.map.load import load_maps
 
 SOURCE = "export function hello(name: string): string {\n\treturn `hello ${name}`;\n}\n"
 
@@ -407,7 +407,7 @@ ESCAPES = ["/abs/evil.ts", "../../../evil.ts", "../src/../../../evil.ts", "src/.
 def test_source_map_path_leading_outside_is_skipped(tmp_path: Path, name: str) -> None:
     """An absolute path, a `../` escape (plain or hidden behind a folder) and a bundled dependency
     are skipped; the package's own sources are still written, and nothing lands outside."""
-    from generator.fetch import _rebuild_sources
+    from generator.source.fetch import _rebuild_sources
     package = tarball(tmp_path / "pkg.tgz", {
         "dist/agent.js.map": source_map({"../src/agent.ts": AGENT_TS, name: "stolen = 1\n"})})
     box = tmp_path / "box"
@@ -423,7 +423,7 @@ def test_source_map_path_through_a_symlink_is_refused(tmp_path: Path) -> None:
     """A folder on the way that is a symlink out of the package is caught on disk, not by the
     path's text: the fetch fails and the file outside is not written."""
     from generator.errors import FetchError
-    from generator.fetch import _rebuild_sources
+    from generator.source.fetch import _rebuild_sources
     outside = tmp_path / "outside"
     outside.mkdir()
     destination = tmp_path / "packages" / "agent"
@@ -439,7 +439,7 @@ def test_source_map_path_through_a_symlink_is_refused(tmp_path: Path) -> None:
 
 
 def test_every_rename_among_other_changes_is_found(tmp_path: Path) -> None:
-    from generator.fetch import renamed_files
+    from generator.source.fetch import renamed_files
     files = {name: f"export const {name[0]} = '{name}';\n" * 8 for name in ("a.ts", "b.ts", "c.ts", "gone.ts")}
     project = make_project(tmp_path, {"1": files, "2": {"a.ts": files["a.ts"] + "// edited\n", "b2.ts": files["b.ts"],
                                                         "c2.ts": files["c.ts"], "new.ts": "export const n = 1;\n"}})
@@ -454,7 +454,7 @@ def test_every_rename_among_other_changes_is_found(tmp_path: Path) -> None:
 def test_renames_are_found_whatever_the_users_git_configuration_says(tmp_path: Path, monkeypatch, setting) -> None:
     """Rename detection is asked for, not left to `diff.renames`: off, or set to report copies too
     (each copy is a line of its own that must be read past)."""
-    from generator.fetch import renamed_files
+    from generator.source.fetch import renamed_files
     config = tmp_path / "gitconfig"
     config.write_text(f"[diff]\n\trenames = {setting}\n")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
@@ -472,7 +472,7 @@ def test_renames_are_found_whatever_the_users_git_configuration_says(tmp_path: P
 
 
 def test_a_broken_source_map_or_one_without_sources_does_not_stop_the_others(tmp_path: Path) -> None:
-    from generator.fetch import _rebuild_sources
+    from generator.source.fetch import _rebuild_sources
     package = tarball(tmp_path / "pkg.tgz", {
         "dist/broken.js.map": "{not json",
         "dist/empty.js.map": source_map({"../src/empty.ts": "x"}, with_content=False),
@@ -489,7 +489,7 @@ def test_a_source_map_at_the_top_of_the_tarball_is_read(tmp_path: Path) -> None:
     import io
     import tarfile
 
-    from generator.fetch import _rebuild_sources
+    from generator.source.fetch import _rebuild_sources
     package = tmp_path / "pkg.tgz"
     data = source_map({"src/agent.ts": AGENT_TS}).encode()
     with tarfile.open(package, "w:gz") as archive:
@@ -505,7 +505,7 @@ def test_source_maps_with_gaps_still_give_every_source_they_hold(tmp_path: Path)
     """A map without `sources`, a source without content, one that resolves to the folder above or
     to a bundled dependency: each is passed over, and the sources after it are still written, two
     of them in one folder."""
-    from generator.fetch import _rebuild_sources
+    from generator.source.fetch import _rebuild_sources
     package = tarball(tmp_path / "pkg.tgz", {
         "dist/nameless.js.map": json.dumps({"version": 3, "sourcesContent": ["lost"]}),
         "dist/agent.js.map": source_map({"../node_modules/dep/index.ts": "bundled", "../..": "the folder above",
@@ -521,7 +521,7 @@ def test_source_maps_with_gaps_still_give_every_source_they_hold(tmp_path: Path)
 @pytest.mark.parametrize("algorithm", ["sha512", "sha384", "sha256", "sha1"])
 def test_every_integrity_algorithm_the_registry_gives_is_checked(tmp_path: Path, algorithm: str) -> None:
     from generator.errors import FetchError
-    from generator.fetch import _check_integrity
+    from generator.source.fetch import _check_integrity
     package = tmp_path / "pkg.tgz"
     package.write_bytes(b"the tarball's bytes")
 
@@ -559,7 +559,7 @@ def test_a_cache_that_cannot_be_made_is_named(tmp_path: Path, monkeypatch) -> No
 
 
 def test_a_cached_tree_of_another_layout_or_version_is_not_used(tmp_path: Path) -> None:
-    from generator.fetch import FORMAT, _open
+    from generator.source.fetch import FORMAT, _open
     entry = tmp_path / "1"
     entry.mkdir()
     for manifest in ({"format": FORMAT - 1, "version": "1", "files": {}},  # before the layout changed

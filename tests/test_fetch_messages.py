@@ -1,13 +1,13 @@
 """What a failed fetch tells the user, for each way npm and git say they failed (their own wording,
 as they print it): an unknown version, an unreachable registry or repository, a missing ref, or
 anything else, shown by its last line. The failures themselves are simulated end to end in
-test_faults.py; these pin each phrase the wording is chosen by (mutation testing of fetch.py)."""
+test_faults.py; these pin each phrase the wording is chosen by (mutation testing of source/fetch.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from generator.fetch import _git_failure, _npm_failure
+from generator.source.fetch import _git_failure, _npm_failure
 
 WHAT = "@demo/agent@9.9.9"
 UNKNOWN = f"{WHAT} is not in the npm registry (unknown package or version)"

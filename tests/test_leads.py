@@ -253,7 +253,7 @@ def test_real_map_every_entry_has_leads_and_none_is_cited(pi_cache, monkeypatch)
     monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
     run = run_cli("leads", "--format", "json", "--quiet")
     assert run.code == 0, run.stderr
-    from generator.load import load_maps
+    from generator.map.load import load_maps
 
     [pi] = load_maps(ROOT / "decisions")
     leads = run.json()["leads"]

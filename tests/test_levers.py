@@ -13,9 +13,9 @@ import pytest
 
 from conftest import ROOT, run_cli
 
-from generator.fetch import SourceTree
-from generator.levers import NoExtension, extension_entries, known_levers, read_levers
-from generator.load import load_maps
+from generator.source.fetch import SourceTree
+from generator.extensions.levers import NoExtension, extension_entries, known_levers, read_levers
+from generator.map.load import load_maps
 
 DECISIONS = ROOT / "decisions"
 
@@ -177,7 +177,7 @@ def _copy(tmp_path: Path) -> Path:
 
 @pytest.mark.network
 def test_verify_checks_an_extensions_citations_and_fails_when_it_moves_to_another_release(tmp_path):
-    from generator.fetch import registry_integrity
+    from generator.source.fetch import registry_integrity
 
     decisions = _copy(tmp_path)
     overlay = decisions / "pi" / "extensions" / "pi-web-access.yaml"
@@ -235,7 +235,7 @@ def test_levers_follows_the_api_object_into_a_helper_module_of_a_scoped_package(
 
 @pytest.mark.network
 def test_bump_extension_moves_it_to_another_release_with_its_own_edition(tmp_path):
-    from generator.fetch import registry_integrity
+    from generator.source.fetch import registry_integrity
 
     decisions = _copy(tmp_path)
     overlay = decisions / "pi" / "extensions" / "pi-web-access.yaml"
@@ -267,7 +267,7 @@ def test_extension_probes_show_the_change_and_fail_where_it_is_not_seen():
 
 @pytest.mark.network
 def test_the_site_shows_extensions_by_group_their_levers_and_the_decisions_they_change(pi_cache, monkeypatch):
-    from generator.render import render_folder
+    from generator.site.render import render_folder
 
     monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
     pages = render_folder(DECISIONS, ROOT / "site_src").pages

@@ -257,7 +257,7 @@ def test_other_file_level_errors(folder: Path) -> None:
 
 
 def test_a_byte_order_mark_and_a_file_of_the_largest_size_load(folder: Path) -> None:
-    from generator.load import MAX_FILE_BYTES
+    from generator.map.load import MAX_FILE_BYTES
 
     write(folder, "D2.yaml", "\ufeff" + entry_yaml("D2", [("a.ts", 1)]))
     text = entry_yaml("D3", [("a.ts", 1)])
@@ -366,7 +366,7 @@ def test_citations_that_do_not_fit_the_tree_at_the_pin(tmp_path: Path, capsys: p
 def test_an_overlay_reads_back_with_every_field(folder: Path) -> None:
     """What an extension's page shows comes from these values: each field as written, each change
     at its own line, who can overrule on both sides, and the second reading."""
-    from generator.model import Overlay, OverlayChange, Override, Review, Side
+    from generator.map.model import Overlay, OverlayChange, Override, Review, Side
 
     path = folder / "extensions" / "pi-demo.yaml"
     write(folder, "extensions/pi-demo.yaml", """extension: pi-demo
@@ -403,7 +403,7 @@ changes:
 
 
 def test_a_probe_reads_back_and_its_missing_script_is_named_at_its_line(folder: Path) -> None:
-    from generator.model import Probe
+    from generator.map.model import Probe
 
     text = GOOD.replace("cites:", "probe:\n  shows: It runs.\n  expect: {ran: true, exit_code: 0}\ncites:")
     write(folder, "D1.yaml", text)
@@ -418,7 +418,7 @@ def test_a_probe_reads_back_and_its_missing_script_is_named_at_its_line(folder: 
 def test_a_citation_reads_back_with_its_note_version_record_and_lines(folder: Path) -> None:
     """A page shows a citation's note; `verify` checks its version and record; `fix` edits it at
     its spans, keeping the block or flow style it was written in."""
-    from generator.model import CitationRecord
+    from generator.map.model import CitationRecord
 
     text = GOOD.replace("cites:\n", """cites:
   - file: src/b.ts
@@ -465,7 +465,7 @@ def test_a_yaml_file_named_after_the_map_in_the_alphabet_is_still_an_entry(folde
 
 
 def test_the_map_reads_back_with_its_source_summary_records_and_shared_levers(folder: Path) -> None:
-    from generator.model import GitPin, Group, NpmPackage, Section, Source
+    from generator.map.model import GitPin, Group, NpmPackage, Section, Source
 
     write(folder, "map.yaml", MAP + 'summary: Who decides.\nchecked: "2026-11-20"\nchecked_at: "0.9"\n'
                               "shared_levers: D1\ngroups:\n  - {id: D, title: Decisions, about: The loop.}\n"
@@ -495,7 +495,7 @@ def test_edition_records_are_read_only_when_asked_for(folder: Path) -> None:
 
 def test_an_entry_reads_back_with_every_field(folder: Path) -> None:
     """What an entry's page shows: each field as written."""
-    from generator.model import Failure, Review, Upstream
+    from generator.map.model import Failure, Review, Upstream
 
     write(folder, "D2.yaml", """id: D2
 question: Who stops the loop?

@@ -47,7 +47,7 @@ def snapshot_from_git() -> dict[str, list[list]]:
 
 def current_citations() -> dict[str, list[Citation]]:
     """Every entry's citations now, as the loader reads them (main path and items alike)."""
-    from generator.load import load_maps
+    from generator.map.load import load_maps
 
     [pi] = [m for m in load_maps(ROOT / "decisions", editions=False) if m.name == "pi"]
     return {e.id: [(c.file, c.start, c.end, c.record.digest if c.record else None) for c in e.cites]

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import Project, entry_yaml, make_project, run_main
-from generator.resolve import SourceFile, anchor_for, place
+from generator.citations.resolve import SourceFile, anchor_for, place
 
 SESSION = """export class Session {
 \tstart(): void {
@@ -68,8 +68,8 @@ def warm_cache(upstream: Project, tmp_path_factory: pytest.TempPathFactory) -> P
     folder = tmp_path_factory.mktemp("never-lose-cache")
     os.environ["DECISION_MAP_CACHE"] = str(folder)
     try:
-        from generator.fetch import fetch_tree
-        from generator.load import load_maps
+        from generator.source.fetch import fetch_tree
+        from generator.map.load import load_maps
 
         [demo] = load_maps(upstream.decisions)
         for version in ("1", "2"):
@@ -93,7 +93,7 @@ def files(decisions: Path) -> dict[str, bytes]:
 
 
 class Steps:
-    """Wraps each step of writing a file (rewrite.py's temporary, write, fsync, chmod, rename) and
+    """Wraps each step of writing a file (map/rewrite.py's temporary, write, fsync, chmod, rename) and
     calls ``at`` before step number ``k`` (counted from 0); with ``at`` None it only records them."""
 
     def __init__(self, decisions: Path, k: int | None = None, at=None, halfway: bool = False):

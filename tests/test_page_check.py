@@ -1,4 +1,4 @@
-"""The leak check's findings as the failed build prints them (generator/page_check.py): the line
+"""The leak check's findings as the failed build prints them (generator/site/page_check.py): the line
 and the text around each leak, and where a line starts as the reader sees it (after a block tag
 or a line break, not after an inline tag, an entity or a comment). Cases mutation testing showed
 no other test pins; the check's wiring into the build is in test_site_build.py."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.page_check import find_leaks
+from generator.site.page_check import find_leaks
 
 TEMPLATE = "template text ({{ … }}, {% … %} or {# … #})"
 LIST = "a Markdown list item that was not turned into a list"

@@ -19,16 +19,16 @@ import pytest
 import yaml
 
 from conftest import ROOT, in_ci, require, run_cli, run_main
-from generator.load import load_maps
-from generator.probe import run_probes, same_value
-from generator.probe_sandbox import Limits, SandboxMissing, choose_sandbox
+from generator.map.load import load_maps
+from generator.probes.run import run_probes, same_value
+from generator.probes.sandbox import Limits, SandboxMissing, choose_sandbox
 
 PI = ROOT / "decisions" / "pi"
 OFFLINE = {"npm_config_registry": "http://127.0.0.1:9", "npm_config_fetch_retries": "0"}
 
 
 def node_works() -> tuple[bool, str]:
-    from generator.probe_install import NodeMissing, find_node
+    from generator.probes.install import NodeMissing, find_node
 
     try:
         find_node()
@@ -150,8 +150,8 @@ def test_a_warm_install_needs_no_network(pi_env: Path, tmp_path: Path) -> None:
 
 @pytest.mark.network
 def test_the_install_keeps_the_lockfile_with_the_registrys_integrity(pi_env: Path, tmp_path: Path) -> None:
-    from generator.fetch import registry_integrity
-    from generator.probe_install import install_pi
+    from generator.source.fetch import registry_integrity
+    from generator.probes.install import install_pi
 
     [pi] = load_maps(probe_map(tmp_path, ["P1"]))
     install = install_pi(pi, "1.6.0", quiet=True)

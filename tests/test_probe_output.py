@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import entry_yaml, make_project, run_main
-from generator.probe import ProbeResult
-from generator.probe_sandbox import Sandbox
+from generator.probes.run import ProbeResult
+from generator.probes.sandbox import Sandbox
 
 
 def result(entry_id: str, status: str, outcome: dict, seconds: float, **more) -> ProbeResult:
@@ -34,12 +34,12 @@ def decisions(tmp_path: Path) -> Path:
 
 def probe(capsys, monkeypatch, decisions: Path, results: list[ProbeResult], *args: str,
           sandbox: Sandbox = Sandbox("bwrap", "cgroup1", "/usr/bin/bwrap")):
-    import generator.probe
-    import generator.probe_sandbox
+    import generator.probes.run
+    import generator.probes.sandbox
 
-    monkeypatch.setattr(generator.probe, "run_probes", lambda decision_map, target, ids, quiet=True, limits=None,
+    monkeypatch.setattr(generator.probes.run, "run_probes", lambda decision_map, target, ids, quiet=True, limits=None,
                         sandbox=None: [replace(r, version=target or "1") for r in results])
-    monkeypatch.setattr(generator.probe_sandbox, "choose_sandbox",
+    monkeypatch.setattr(generator.probes.sandbox, "choose_sandbox",
                         lambda weak=False: Sandbox("node-only", sandbox.limits) if weak else sandbox)
     return run_main(capsys, "probe", "--decisions", decisions, *args)
 

@@ -30,11 +30,11 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, python_env, require, run_cli, run_main
-from generator.load import load_maps
-from generator.probe import run_probes
-from generator.probe_install import PiInstall, _open, find_node, install_pi
-from generator.probe_limits import PREFIX, tree_limits
-from generator.probe_sandbox import Limits, SandboxMissing, choose_sandbox, run_sandboxed
+from generator.map.load import load_maps
+from generator.probes.run import run_probes
+from generator.probes.install import PiInstall, _open, find_node, install_pi
+from generator.probes.limits import PREFIX, tree_limits
+from generator.probes.sandbox import Limits, SandboxMissing, choose_sandbox, run_sandboxed
 from test_probe import add_probe, needs_node, probe_map
 
 NAMESPACES = ("user", "mnt", "pid", "net")
@@ -466,7 +466,7 @@ def test_probe_stopped_mid_run_leaves_no_process_and_no_folder(how: signal.Signa
 
 
 def _group_bases() -> list[Path]:
-    from generator.probe_limits import _found
+    from generator.probes.limits import _found
 
     return list(_found()[1])
 
@@ -517,7 +517,7 @@ def test_an_edited_install_is_refused_not_answered_from_memory(install_copy: Pat
 
 def test_the_install_check_names_what_changed(tmp_path: Path) -> None:
     """Added, removed, edited, touched-only and re-linked files, on a small install made by hand."""
-    from generator.probe_install import INSTALL_FORMAT, MANIFEST, InstallChanged, _entry, _tree, _tree_digest
+    from generator.probes.install import INSTALL_FORMAT, MANIFEST, InstallChanged, _entry, _tree, _tree_digest
 
     root = tmp_path / "1.0.0"
     (root / "node_modules" / "p" / ".bin").mkdir(parents=True)
@@ -599,7 +599,7 @@ def test_a_probe_that_throws_is_reported_by_its_error(script: str, says: str, sa
 
 
 def test_a_dependency_missing_from_the_registry_is_named() -> None:
-    from generator.fetch import _npm_failure
+    from generator.source.fetch import _npm_failure
 
     # npm 11's words for `npm install @earendil-works/pi-coding-agent@0.99.1` (a dependency never published)
     said = ("npm error code ETARGET\nnpm error notarget No matching version found for @earendil-works/chord@^0.99.1.\n"

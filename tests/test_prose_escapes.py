@@ -1,4 +1,4 @@
-"""Every escape of the prose renderer (generator/prose.py), as the reader gets it: the site's
+"""Every escape of the prose renderer (generator/site/prose.py), as the reader gets it: the site's
 Markdown (read by Python-Markdown into HTML) and the downloadable Markdown. Each case is a thing
 a contributor may write in a YAML answer; the expected text is written out by hand."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import markdown
 import pytest
 
-from generator import prose
+from generator.site import prose
 
 # (what a contributor writes, the site's Markdown, the download's Markdown)
 CASES = [

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_cli
-from generator.fetch import fetch_tree
-from generator.load import load_maps
-from generator.resolve import SourceFile, squeeze
+from generator.source.fetch import fetch_tree
+from generator.map.load import load_maps
+from generator.citations.resolve import SourceFile, squeeze
 
 pytestmark = pytest.mark.network
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_cli
-from generator.load import load_maps
-from generator.replay import replay, table
-from generator.resolve import squeeze
+from generator.map.load import load_maps
+from generator.citations.replay import replay, table
+from generator.citations.resolve import squeeze
 
 pytestmark = pytest.mark.network
 

@@ -261,7 +261,7 @@ def test_accept_records_the_code_a_person_re_read(tmp_path, capsys) -> None:
 
 
 def test_the_symbol_memo_keeps_at_most_its_limit(project, capsys, monkeypatch, cache) -> None:
-    from generator import verify as verify_module
+    from generator.citations import verify as verify_module
 
     monkeypatch.setattr(verify_module.SymbolMemo, "LIMIT", 2)
     monkeypatch.setattr(verify_module, "_MEMO", None)
@@ -275,8 +275,8 @@ def test_the_symbol_memo_keeps_at_most_its_limit(project, capsys, monkeypatch, c
 def test_a_digest_of_digits_only_is_written_as_text() -> None:
     import yaml
 
-    from generator.model import CitationRecord
-    from generator.rewrite import record_text
+    from generator.map.model import CitationRecord
+    from generator.map.rewrite import record_text
 
     for digest in ("128429153790", "8ac6539463fe", "000000000001"):
         written = yaml.safe_load(f"record: {record_text(CitationRecord('A.b', 3, digest))}")["record"]
@@ -310,8 +310,8 @@ def test_the_code_a_page_shows_is_the_cited_lines_exactly(project) -> None:
     """A decision's page shows the cited lines cut from the pinned tree (verify.excerpt): lines 2-5
     of session.ts are the body of `start`, nothing above or below; a file the version lacks shows
     nothing."""
-    from generator.load import load_maps
-    from generator.verify import Trees, excerpt
+    from generator.map.load import load_maps
+    from generator.citations.verify import Trees, excerpt
 
     [demo] = load_maps(project.decisions)
     trees = Trees(demo, quiet=True)
@@ -322,7 +322,7 @@ def test_the_code_a_page_shows_is_the_cited_lines_exactly(project) -> None:
 
 def test_two_ranges_that_end_on_the_same_line_get_their_own_records(tmp_path: Path, capsys) -> None:
     """Records are remembered by file, first and last line: 2-9, 7-9 and 2-5 cite different code."""
-    from generator.resolve import SourceFile
+    from generator.citations.resolve import SourceFile
 
     project = make_project(tmp_path, {"1": {"src/session.ts": SESSION}}, {"D1": entry_yaml("D1", [
         ("src/session.ts", "2-9"), ("src/session.ts", "7-9"), ("src/session.ts", "2-5")])})
@@ -337,7 +337,7 @@ def test_two_ranges_that_end_on_the_same_line_get_their_own_records(tmp_path: Pa
 def test_a_warm_verify_at_the_pin_parses_no_source_file(project, capsys, monkeypatch, cache, request) -> None:
     """Symbols and digests of cited ranges are remembered (in memory and in the cache folder), so
     checking the map again at its pin reads the files' lengths but parses none of them."""
-    from generator import verify as verify_module
+    from generator.citations import verify as verify_module
 
     cold = verify(capsys, project)
     parsed = request.getfixturevalue("parsed_files")  # counted from here on
@@ -351,7 +351,7 @@ def test_the_symbol_memo_keeps_what_the_run_used_then_the_newest(tmp_path: Path,
     """Past its limit the memo file keeps what this run used, then the newest others (the order
     they were added in survives the file); under the limit it keeps everything; a run that added
     nothing does not write the file."""
-    from generator.verify import SymbolMemo
+    from generator.citations.verify import SymbolMemo
 
     monkeypatch.setattr(SymbolMemo, "LIMIT", 3)
     path = tmp_path / "new" / "cache" / "symbols-test.json"
@@ -392,7 +392,7 @@ def test_the_symbol_memo_keeps_what_the_run_used_then_the_newest(tmp_path: Path,
 
 def test_a_symbol_memo_that_cannot_be_written_or_read_is_only_a_lost_shortcut(project, capsys, monkeypatch,
                                                                                cache) -> None:
-    from generator import verify as verify_module
+    from generator.citations import verify as verify_module
 
     cold = verify(capsys, project)
     [memo] = cache.glob("symbols-*.json")
@@ -530,7 +530,7 @@ def test_the_symbol_memo_is_named_after_the_resolver_that_filled_it(project, cap
     """A new version of the resolver may name symbols otherwise: it starts a memo of its own."""
     import hashlib
 
-    from generator import resolve
+    from generator.citations import resolve
 
     verify(capsys, project)
     resolver = hashlib.sha256(Path(resolve.__file__).read_bytes()).hexdigest()[:12]

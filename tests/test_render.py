@@ -23,11 +23,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from generator import prose
+from generator.site import prose
 from generator.errors import DriftError, InputError
-from generator.load import load_maps
-from generator.render import is_download, is_entry_page, render_folder, render_pages, site_nav
-from generator.verify import Trees
+from generator.map.load import load_maps
+from generator.site.render import is_download, is_entry_page, render_folder, render_pages, site_nav
+from generator.citations.verify import Trees
 from site_fixtures.demo_site import URL_PLACEHOLDER, make_demo_site, replace_in, tag_version
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -303,7 +303,7 @@ def test_no_page_leaks_markdown_or_template_syntax(demo) -> None:
     """Every page through Python-Markdown with the site's extensions: nothing of the templates'
     Markdown (a heading mark, an attribute list, a link) may reach the reader as text. The
     fixture's answers and the fixed and overruled variants are rendered too."""
-    from generator.page_check import find_leaks
+    from generator.site.page_check import find_leaks
 
     replace_in(demo.map_folder / "P1.yaml", "status: open, no fix proposed", "status: fixed\n  fixed_in: \"0.9.0\"")
     replace_in(demo.map_folder / "D1.yaml", "changed_by:\n", "overrides:\n  - by: person\n    when: at a prompt\n"
@@ -692,8 +692,8 @@ def test_who_can_overrule_shows_wherever_who_decides_shows(demo, can, action) ->
 
 
 def test_one_holder_with_two_actions_gets_one_badge_naming_both() -> None:
-    from generator.model import Override
-    from generator.pages.views import overrule_labels
+    from generator.map.model import Override
+    from generator.site.pages.views import overrule_labels
 
     both = [Override("person", "a", can="stop the run"), Override("person", "b", can="pick the model"),
             Override("model", "c", can="end the turn")]
@@ -705,7 +705,7 @@ def test_one_holder_with_two_actions_gets_one_badge_naming_both() -> None:
 
 
 class _ProbeResult:
-    """What generator.probe's ProbeResult carries, as far as the renderer reads it."""
+    """What generator.probes.run's ProbeResult carries, as far as the renderer reads it."""
 
     def __init__(self, script: Path, **fields) -> None:
         self.map, self.id, self.status, self.version, self.seconds, self.message = "demo", "D1", "holds", "1.0.0", 1.5, ""
@@ -793,7 +793,7 @@ def test_the_render_command_writes_the_site_with_its_pages_and_probe_results(dem
     """`render` (the site's Markdown without MkDocs): hand-written pages from --pages, and the
     probes' results on the entries' pages. The probe runner is replaced here by one that reports a
     holding result (running real pi probes is tested with pi itself, in test_probe.py)."""
-    from generator import probe
+    from generator.probes import run as probe
     from conftest import run_main
 
     (demo.map_folder / "probes").mkdir()

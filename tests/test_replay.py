@@ -1,13 +1,13 @@
-"""The replay `make bench` prints (generator/replay.py), on a fixture map of three versions: which
+"""The replay `make bench` prints (generator/citations/replay.py), on a fixture map of three versions: which
 citations it samples, how each step counts them, and how the chain compares with resolving the
 first version straight to the last. The replay over pi's real releases is in test_real_records.py
-(network); this one is what mutation testing of generator/replay.py runs."""
+(network); this one is what mutation testing of generator/citations/replay.py runs."""
 
 from __future__ import annotations
 
-from generator.load import load_maps
-from generator.replay import replay, sample_citations, table
-from generator.verify import Trees
+from generator.map.load import load_maps
+from generator.citations.replay import replay, sample_citations, table
+from generator.citations.verify import Trees
 
 from conftest import entry_yaml, make_project
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import resolve_text
-from generator.resolve import SourceFile, anchor_for, describe, place_elsewhere
+from generator.citations.resolve import SourceFile, anchor_for, describe, place_elsewhere
 
 STEPS = "function run() {\n" + "".join(f"\tstep{i}();\n" for i in range(1, 9)) + "}\n"
 
@@ -180,7 +180,7 @@ def test_source_bytes_that_are_not_utf_8_are_compared_all_the_same() -> None:
     """A Latin-1 byte in a string: its code is read with a replacement character, not refused."""
     old = SourceFile("src/a.ts", b'function f() {\n\treturn "caf\xe9" + x;\n}\n')
     new = SourceFile("src/a.ts", b'// h\nfunction f() {\n\treturn "caf\xe9"+x;\n}\n')
-    from generator.resolve import place
+    from generator.citations.resolve import place
     placement = place(anchor_for(old, 0, 2), old, new)
     assert (placement.status, placement.rows) == ("moved", (1, 3))
 

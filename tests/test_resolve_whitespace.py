@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import resolve_text
-from generator.resolve import has_grammar
+from generator.citations.resolve import has_grammar
 
 
 def test_spacing_inside_a_line_of_a_text_file_is_not_a_change() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import entry_yaml, make_project
-from generator import plugin
-from generator.render import render_folder
+from generator.site import plugin
+from generator.site.render import render_folder
 
 SOURCE = "export function f(): number {\n  return 1;\n}\n\nexport function g(): number {\n  return 2;\n}\n"
 

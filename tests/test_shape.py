@@ -294,7 +294,7 @@ citations:
 
 
 def _settle(folder: Path):
-    from generator.bump import settled_edition
+    from generator.release.bump import settled_edition
 
     [demo] = load_maps(folder.parent)
     return settled_edition(demo, set())

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from conftest import QUIET_MKDOCS as QUIET, ROOT, BuiltDemo, mkdocs_build, run_cli
-from generator.plugin import DecisionMapPlugin
-from generator.load import load_maps
-from generator.page_check import find_leaks
-from generator.render import render_folder
-from generator.search_index import shaped_docs
+from generator.site.plugin import DecisionMapPlugin
+from generator.map.load import load_maps
+from generator.site.page_check import find_leaks
+from generator.site.render import render_folder
+from generator.site.search_index import shaped_docs
 from site_fixtures.demo_site import DEMO_SITE_URL, make_demo_site, replace_in, tag_version
 
 
@@ -180,7 +180,7 @@ def test_make_site_builds_the_real_map(built_real_site: Path) -> None:
     assert "What changed in pi 1.6.0, since 1.4.0" in edition and "What pi does differently" in edition
     assert 'href="https://github.com/earendil-works/pi/blob/v1.4.0/packages/' in edition  # the old lines
     # a problem whose code changed is flagged, unless the map records it as fixed or re-checked since
-    from generator.edition import entry_verdicts
+    from generator.release.edition import entry_verdicts
     edition_date = str(pi.editions[-1].date)
     settled, unsettled = [], []
     for v in entry_verdicts(pi, pi.editions[-1]):

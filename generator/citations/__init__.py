@@ -1,0 +1,1 @@
+"""Resolving citations in the source, checking and recording them, and reporting."""

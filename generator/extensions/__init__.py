@@ -1,0 +1,1 @@
+"""Reading npm extensions' code for the levers they use."""

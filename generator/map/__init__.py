@@ -1,0 +1,1 @@
+"""The map as data: its model, its schema, loading YAML and writing it back."""

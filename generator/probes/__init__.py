@@ -1,0 +1,1 @@
+"""Running pi's own code, in a sandbox, to check what entries claim."""

@@ -1,0 +1,130 @@
+"""Probes of extensions pinned on npm: the extension is loaded into pi, in the probe sandbox, with
+the scripted model, and its script shows a change it makes (a tool now offered, a call blocked, a
+command added, a model switched…).
+
+The extension is installed next to pi, in one install of its own (``npm install --ignore-scripts``
+of pi's packages at the map's pin and of the extension at its pin, peers left to pi's), so the
+sandbox sees it where it sees pi: ``node_modules/<package>``. Every package in the lockfile must
+carry an integrity hash npm checked; pi's must match the registry's and the extension's its pin.
+The script (``extensions/probes/<name>.mjs``) loads the package from ``node_modules/<package>`` and
+is run, judged and remembered by :func:`generator.probes.run.run_probes`, like an entry's probe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from ..errors import FetchError
+from ..source.fetch import _npm, cache_root, publish_once, registry_integrity
+from ..map.model import DecisionMap, Entry, Overlay, npm_package_key
+from .run import ProbeResult, run_probes
+from .install import Node, PiInstall, find_node
+from .sandbox import Limits, Sandbox
+
+INSTALL_FORMAT = 1
+MANIFEST = ".decision-map-install.json"
+
+
+def probed_extensions(decision_map: DecisionMap, names: list[str] | None = None) -> list[Overlay]:
+    """The map's pinned extensions that carry a probe (only ``names`` when given)."""
+    return [o for o in sorted(decision_map.overlays, key=lambda o: o.extension)
+            if o.pinned and o.probe is not None and (names is None or o.extension in names)]
+
+
+def run_extension_probes(decision_map: DecisionMap, names: list[str] | None = None, *, quiet: bool = True,
+                         use_cache: bool | None = None, limits: Limits | None = None,
+                         sandbox: Sandbox | None = None) -> list[ProbeResult]:
+    """Run the probes of the map's pinned extensions (or those of ``names``) with pi at the map's pin.
+
+    Each runs through :func:`generator.probes.run.run_probes`, as one probed entry named after the
+    extension, against the install that holds pi and the extension."""
+    results = []
+    for overlay in probed_extensions(decision_map, names):
+        install = install_extension(decision_map, overlay, quiet=quiet)
+        entry = Entry(id=overlay.extension, kind="extension", question=None, decided_by=None, answer=None,
+                      title=overlay.extension, description=overlay.summary, changed_by=(), checks=None,
+                      failures=(), upstream=None, cites=(), reviewed=None, path=overlay.path, line=1,
+                      probe=overlay.probe)
+        results += run_probes(replace(decision_map, entries=(entry,)), quiet=quiet, use_cache=use_cache,
+                              install=install, limits=limits, sandbox=sandbox)
+    return results
+
+
+def install_extension(decision_map: DecisionMap, overlay: Overlay, node: Node | None = None, *,
+                      quiet: bool = True) -> PiInstall:
+    """pi at the map's pin and the extension at its pin, installed together (from the cache or into it)."""
+    pi = {p.package: decision_map.version for p in decision_map.source.npm}
+    wanted = {**pi, overlay.package: overlay.version}
+    ident = json.dumps([INSTALL_FORMAT, sorted(wanted.items()), overlay.integrity])
+    final = (cache_root() / "installs" / f"ext-{npm_package_key(overlay.package)}"
+             / hashlib.sha256(ident.encode()).hexdigest()[:16])
+    install = _open(final, wanted)
+    if install is not None:
+        return install
+    node = node or find_node()
+
+    def write(staging: Path) -> None:
+        if not quiet:
+            print(f"installing {overlay.package}@{overlay.version} with pi {decision_map.version} for its probe",
+                  file=sys.stderr, flush=True)
+        (staging / "package.json").write_text(json.dumps({"name": "pi-extension-probe", "private": True}) + "\n")
+        env = {**os.environ, "PATH": os.pathsep.join([str(node.bin_dir), os.environ.get("PATH", os.defpath)]),
+               "npm_config_update_notifier": "false", "npm_config_fund": "false", "npm_config_audit": "false"}
+        what = ", ".join(f"{p}@{v}" for p, v in wanted.items())
+        # --ignore-scripts: nothing of the extension's runs outside the sandbox; --legacy-peer-deps: its
+        # peers are pi's own packages, installed here at the map's pin (pi hands them to extensions itself)
+        _npm(["install", "--ignore-scripts", "--legacy-peer-deps", "--save-exact", "--no-audit", "--no-fund",
+              "--package-lock=true", *(f"{p}@{v}" for p, v in wanted.items())], what, list(node.npm),
+             cwd=staging, env=env)
+        _check_lock(staging, wanted, overlay, node)
+        lock = (staging / "package-lock.json").read_bytes()
+        (staging / MANIFEST).write_text(json.dumps({"format": INSTALL_FORMAT, "packages": wanted,
+                                                    "lock_sha256": hashlib.sha256(lock).hexdigest()}))
+
+    publish_once(final, f"install-{final.parent.name}-{final.name}", lambda: _open(final, wanted) is not None, write)
+    install = _open(final, wanted)
+    if install is None:
+        raise FetchError(f"the install at {final} failed its own check right after it was written")
+    return install
+
+
+def _check_lock(staging: Path, wanted: dict[str, str], overlay: Overlay, node: Node) -> None:
+    try:
+        installed = json.loads((staging / "package-lock.json").read_text(encoding="utf-8"))["packages"]
+    except (OSError, ValueError, KeyError):
+        raise FetchError(f"npm wrote no readable package-lock.json for {overlay.package}@{overlay.version}") from None
+    for package, version in wanted.items():
+        row = installed.get(f"node_modules/{package}") or {}
+        spec = f"{package}@{version}"
+        if row.get("version") != version:
+            raise FetchError(f"{spec}: npm installed version {row.get('version')!r} instead")
+        expected = overlay.integrity if package == overlay.package else registry_integrity(spec, list(node.npm))
+        if row.get("integrity") != expected:
+            raise FetchError(f"{spec}: the installed package's integrity is not the "
+                             f"{'pinned' if package == overlay.package else 'registry'}'s one; refusing to use it")
+    missing = [name for name, row in installed.items() if name and not row.get("integrity") and not row.get("link")]
+    if missing:
+        raise FetchError(f"package-lock.json records no integrity for {missing[0]}; refusing to use the install")
+
+
+def _open(final: Path, wanted: dict[str, str]) -> PiInstall | None:
+    try:
+        manifest = json.loads((final / MANIFEST).read_text())
+        if manifest.get("format") != INSTALL_FORMAT or manifest.get("packages") != wanted:
+            return None
+        lock = (final / "package-lock.json").read_bytes()
+        if hashlib.sha256(lock).hexdigest() != manifest["lock_sha256"]:
+            return None
+        for package, version in wanted.items():
+            meta = json.loads((final / "node_modules" / package / "package.json").read_text(encoding="utf-8"))
+            if meta.get("version") != version:
+                return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    pi_version = next(iter(wanted.values()))
+    return PiInstall(final, pi_version, tuple(sorted(wanted)), manifest["lock_sha256"][:16])

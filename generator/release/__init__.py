@@ -1,0 +1,1 @@
+"""Moving a map to a new release: bump, and what an edition says."""

@@ -1,0 +1,1 @@
+"""The site: pages, search index, templates and the MkDocs plugin."""

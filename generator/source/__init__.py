@@ -1,0 +1,1 @@
+"""Fetching pi's (and extensions') pinned source: npm tarballs and git tags, cached."""
