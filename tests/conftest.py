@@ -222,7 +222,8 @@ def built_real_site(tmp_path_factory: pytest.TempPathFactory, pi_cache: Path) ->
         # are not remembered in the shared cache, where other tests run the same probes)
         run = run_cli("build", "--config", ROOT / "mkdocs.yml", "--site-dir", folder, "--quiet",
                       env={**QUIET_MKDOCS, "DECISION_MAP_CACHE": str(pi_cache), "DECISION_MAP_PROBE_CACHE": "off",
-                           "DECISION_MAP_SITE_URL": REAL_SITE_URL, "DECISION_MAP_REPOSITORY": REAL_SITE_REPOSITORY})
+                           "DECISION_MAP_SITE_URL": REAL_SITE_URL, "DECISION_MAP_REPOSITORY": REAL_SITE_REPOSITORY},
+                      timeout=1800)  # every probe runs: on a loaded machine this took more than ten minutes
         assert run.code == 0, run.stderr
 
     return built_once(tmp_path_factory, "real-site", build)
@@ -487,7 +488,7 @@ def python_env(**extra: str) -> dict[str, str]:
 _STARTUP = {"LC_ALL", "LC_CTYPE", "LANG", "PYTHONUTF8", "PYTHONCOERCECLOCALE", "PYTHONIOENCODING"}
 
 
-def run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> Run:
+def run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: int = 600) -> Run:
     """Run ``python -m generator`` in a subprocess (the environment is the test's, plus ``env``).
 
     Under mutmut the command line runs in the test's process instead: its first pass sees which
@@ -498,7 +499,7 @@ def run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | No
         return _run_cli_here(args, cwd, env or {})
     environment = python_env(**(env or {}))
     done = subprocess.run([sys.executable, "-m", "generator", *map(str, args)], cwd=cwd or ROOT,
-                          capture_output=True, text=True, env=environment, timeout=600)
+                          capture_output=True, text=True, env=environment, timeout=timeout)
     return Run(done.returncode, done.stdout, done.stderr)
 
 
