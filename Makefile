@@ -34,10 +34,11 @@ verify: $(STAMP)  ## every citation must be ok at the pinned version, then every
 verify-latest: $(STAMP)  ## would the newest pi release drift? (the scheduled CI job)
 	$(PY) -m generator verify --format $(VERIFY_FORMAT) --target "$$(npm view @earendil-works/pi-coding-agent version)"
 
-# Two workers (pytest-xdist) on a two-core machine; --dist loadgroup sends the tests that read the
-# real site to the one worker that builds it (tests/conftest.py), while the other runs the rest.
+# Two workers (pytest-xdist) on a two-core machine, each test file on one worker: a module's
+# fixtures (the browser, a built corpus) start once, and the worker of the browser tests builds the
+# real site while the other runs the rest (tests/conftest.py orders them so).
 TEST_WORKERS ?= 2
-PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
+PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile
 
 test: $(STAMP)  ## every test: unit, real pi from the registry, real mkdocs build, real browser
 	$(PY) -m pytest $(PYTEST_PARALLEL)

@@ -96,14 +96,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The tests that read the real site (whose one build, probes and all, is the run's longest
-    step) go first, as one xdist group: with `--dist loadgroup` (`make test`) one worker builds it
-    and then runs them while the other worker runs everything else, instead of waiting for it."""
-    real = [item for item in items if "built_real_site" in item.fixturenames]
-    for item in real:
-        item.add_marker(pytest.mark.xdist_group("real-site"))
-    chosen = set(map(id, real))
-    items[:] = real + [item for item in items if id(item) not in chosen]
+    """The real site's one build (probes and all) is the run's longest step. `make test` runs the
+    files on two workers, each file on one (`--dist loadfile`): the browser tests that read the real
+    site go first, so that their worker starts the build at once; any other test that reads it goes
+    last, so that the other worker does not sit waiting for the build. (xdist's `loadgroup` would
+    say this more directly, but xdist 3.8 cannot group tests under pytest 9.2: it renames a test's
+    node ID through an attribute pytest no longer reads.)"""
+    real = [item for item in items if "built_real_site" in getattr(item, "fixturenames", ())]
+    first = [item for item in real if item.get_closest_marker("browser")]
+    last = [item for item in real if not item.get_closest_marker("browser")]
+    moved = set(map(id, real))
+    items[:] = first + [item for item in items if id(item) not in moved] + last
 
 
 _SKIPPED: list[str] = []
