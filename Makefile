@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: site serve test verify verify-latest bench mutation setup clean
+.PHONY: site serve test test-fast verify verify-latest bench mutation setup clean
 
 setup: $(STAMP)
 
@@ -34,8 +34,17 @@ verify: $(STAMP)  ## every citation must be ok at the pinned version, then every
 verify-latest: $(STAMP)  ## would the newest pi release drift? (the scheduled CI job)
 	$(PY) -m generator verify --format $(VERIFY_FORMAT) --target "$$(npm view @earendil-works/pi-coding-agent version)"
 
+# Two workers (pytest-xdist) on a two-core machine, each test file on one worker: a module's
+# fixtures (the browser, a built corpus) start once, and the worker of the browser tests builds the
+# real site while the other runs the rest (tests/conftest.py orders them so).
+TEST_WORKERS ?= 2
+PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile
+
 test: $(STAMP)  ## every test: unit, real pi from the registry, real mkdocs build, real browser
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_PARALLEL)
+
+test-fast: $(STAMP)  ## the inner loop: every test that needs neither the npm registry nor a browser
+	$(PY) -m pytest $(PYTEST_PARALLEL) -m "not network and not browser"
 
 bench: $(STAMP)  ## speed, as ratios against a floor measured in the same run
 	$(PY) bench/run.py

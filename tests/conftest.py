@@ -17,12 +17,15 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import git
 import pytest
 
 from generator.citations.resolve import SourceFile, anchor_for, place
+
+if TYPE_CHECKING:  # imported where used: tests/test_ci_skips.py runs this file alone, without site_fixtures
+    from site_fixtures.demo_site import DemoSite
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTOR = git.Actor("test", "test@localhost")
@@ -92,6 +95,20 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(order, "mutation-order")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The real site's one build (probes and all) is the run's longest step. `make test` runs the
+    files on two workers, each file on one (`--dist loadfile`): the browser tests that read the real
+    site go first, so that their worker starts the build at once; any other test that reads it goes
+    last, so that the other worker does not sit waiting for the build. (xdist's `loadgroup` would
+    say this more directly, but xdist 3.8 cannot group tests under pytest 9.2: it renames a test's
+    node ID through an attribute pytest no longer reads.)"""
+    real = [item for item in items if "built_real_site" in getattr(item, "fixturenames", ())]
+    first = [item for item in real if item.get_closest_marker("browser")]
+    last = [item for item in real if not item.get_closest_marker("browser")]
+    moved = set(map(id, real))
+    items[:] = first + [item for item in items if id(item) not in moved] + last
+
+
 _SKIPPED: list[str] = []
 
 
@@ -122,12 +139,105 @@ def cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPa
     return folder
 
 
+# --- what a run builds once, however many workers run it ----------------------------------------
+
+
+def run_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder every process of this run shares: pytest's base temporary folder, or, under
+    pytest-xdist (``-n 2``), its parent, which holds each worker's own base folder."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build) -> Path:
+    """``<run root>/name``, made by ``build(folder)`` in the first process of the run that asks for
+    it; another worker asking meanwhile waits for it (a file lock) and then reads the same folder.
+    A build that failed is not tried again: every later test that needs it fails with its message."""
+    from filelock import FileLock
+
+    root = run_root(tmp_path_factory)
+    folder, done, failed = root / name, root / f"{name}.done", root / f"{name}.failed"
+    with FileLock(str(root / f"{name}.lock")):
+        if failed.exists():
+            pytest.fail(f"{name} could not be built (in another worker): {failed.read_text()}", pytrace=False)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            try:
+                build(folder)
+            except BaseException as err:
+                failed.write_text(str(err) or type(err).__name__)
+                raise
+            done.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def pi_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One cache of real pi trees for the whole session (tests that need the registry share it)."""
-    folder = tmp_path_factory.getbasetemp() / "pi-cache"
+    """One cache of real pi trees and installs for the whole run (tests that need the registry
+    share it; parallel workers too: fetching and installing take the cache's own locks)."""
+    folder = run_root(tmp_path_factory) / "pi-cache"
     folder.mkdir(exist_ok=True)
     return folder
+
+
+QUIET_MKDOCS = {"NO_MKDOCS_2_WARNING": "1"}
+REAL_SITE_URL = "http://127.0.0.1:8000/pi-decision-map/"  # a sub-path, as a project site is published
+# Where the real site's links back point in the tests: an address a publisher would give (none is
+# set by default, as this checkout names no remote).
+REAL_SITE_REPOSITORY = "https://git.example/owner/pi-decision-map"
+
+
+@dataclass(frozen=True)
+class BuiltDemo:
+    """The demo site (tests/site_fixtures) built once by `mkdocs build --strict`: its inputs, the
+    built folder, and what the build printed. Tests read it; a test that edits the inputs or the
+    site makes its own."""
+
+    demo: DemoSite
+    site: Path
+    stderr: str
+
+
+@pytest.fixture(scope="session")
+def built_demo_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltDemo:
+    from site_fixtures.demo_site import DemoSite, make_demo_site
+
+    def build(folder: Path) -> None:
+        demo = make_demo_site(folder / "demo")
+        # a cache of its own: a session fixture is built outside any test's (see `cache`)
+        done = mkdocs_build(demo.config, folder / "site", DECISION_MAP_CACHE=str(folder / "cache"))
+        (folder / "build-stderr.txt").write_text(done.stderr)
+        assert done.returncode == 0, done.stderr
+
+    folder = built_once(tmp_path_factory, "demo-site", build)
+    root = folder / "demo"
+    demo = DemoSite(root, root / "decisions", root / "site_src", root / "mkdocs.yml", root / "upstream",
+                    (root / "upstream").as_uri())
+    return BuiltDemo(demo, folder / "site", (folder / "build-stderr.txt").read_text())
+
+
+@pytest.fixture(scope="session")
+def built_real_site(tmp_path_factory: pytest.TempPathFactory, pi_cache: Path) -> Path:
+    """The real map's site (`python -m generator build`: pi from the registry, every citation
+    verified, every probe run) built once per run; the browser serves it, other tests read it."""
+    def build(folder: Path) -> None:
+        # pi's trees and install come from the run's cache; the probes really run (their results
+        # are not remembered in the shared cache, where other tests run the same probes)
+        run = run_cli("build", "--config", ROOT / "mkdocs.yml", "--site-dir", folder, "--quiet",
+                      env={**QUIET_MKDOCS, "DECISION_MAP_CACHE": str(pi_cache), "DECISION_MAP_PROBE_CACHE": "off",
+                           "DECISION_MAP_SITE_URL": REAL_SITE_URL, "DECISION_MAP_REPOSITORY": REAL_SITE_REPOSITORY},
+                      timeout=1800)  # every probe runs: on a loaded machine this took more than ten minutes
+        assert run.code == 0, run.stderr
+
+    return built_once(tmp_path_factory, "real-site", build)
+
+
+def mkdocs_build(config: Path, site: Path, **env: str) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict` of ``config`` into ``site``, from the site's folder as a person runs it
+    (the environment is the test's, plus ``env``)."""
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site)],
+                          capture_output=True, text=True, env={**os.environ, **QUIET_MKDOCS, **env}, timeout=600,
+                          cwd=config.parent)
 
 
 @pytest.fixture
@@ -381,7 +491,7 @@ def python_env(**extra: str) -> dict[str, str]:
 _STARTUP = {"LC_ALL", "LC_CTYPE", "LANG", "PYTHONUTF8", "PYTHONCOERCECLOCALE", "PYTHONIOENCODING"}
 
 
-def run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> Run:
+def run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: int = 600) -> Run:
     """Run ``python -m generator`` in a subprocess (the environment is the test's, plus ``env``).
 
     Under mutmut the command line runs in the test's process instead: its first pass sees which
@@ -392,7 +502,7 @@ def run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | No
         return _run_cli_here(args, cwd, env or {})
     environment = python_env(**(env or {}))
     done = subprocess.run([sys.executable, "-m", "generator", *map(str, args)], cwd=cwd or ROOT,
-                          capture_output=True, text=True, env=environment, timeout=600)
+                          capture_output=True, text=True, env=environment, timeout=timeout)
     return Run(done.returncode, done.stdout, done.stderr)
 
 

@@ -25,12 +25,12 @@ from urllib.request import urlopen
 
 import pytest
 
-from conftest import ROOT, require, run_cli
+from conftest import REAL_SITE_REPOSITORY, REAL_SITE_URL, ROOT, BuiltDemo, require
 from generator.map.load import load_maps
 from generator.release.edition import entry_verdicts
 from generator.site import prose
 from generator.site.pages.views import SHORT_AT_MOST
-from site_fixtures.demo_site import DEMO_SITE_URL, make_demo_site
+from site_fixtures.demo_site import DEMO_SITE_URL
 
 pytestmark = pytest.mark.browser
 
@@ -39,10 +39,6 @@ BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networkin
                 "--disable-component-update", "--disable-sync"]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 WIDTHS = (1280, 390)
-REAL_SITE_URL = "http://127.0.0.1:8000/pi-decision-map/"  # a sub-path, as a project site is published
-# Where the real site's links back point in the tests: an address a publisher would give (none is
-# set by default, as this checkout names no remote).
-REAL_SITE_REPOSITORY = "https://git.example/owner/pi-decision-map"
 D1_PERMALINK = ("https://github.com/earendil-works/pi/blob/v1.6.0/packages/coding-agent/src/core/"
                 "agent-session.ts#L723-L746")
 DEMO_PAGES = ("", "demo/", "demo/map/", "demo/D1/", "demo/P1/", "demo/problems/", "demo/census/",
@@ -54,7 +50,6 @@ AXE_PAGES = ("", "pi/", "pi/map/", "pi/D1/", "pi/problems/", "pi/P8/", "pi/C10/"
              "pi/editions/1.4.0-to-1.6.0/", "extensions/pi-turn-limit/", "extensions/pi-todo-loop/")
 BUDGET = {"pi/map/": 10_000, "pi/editions/1.4.0-to-1.6.0/": 10_000, "pi/C10/": 3_000}  # DOM elements
 BYTES = {"pi/C10/": 150_000}  # HTML: the entry that cites the most code
-QUIET = {"NO_MKDOCS_2_WARNING": "1"}
 
 
 # --- sites and the browser ------------------------------------------------------------------------
@@ -110,28 +105,20 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def _build(config: Path, site: Path, cache: Path) -> None:
-    run = run_cli("build", "--config", config, "--site-dir", site, "--quiet",
-                  env={**QUIET, "DECISION_MAP_CACHE": str(cache), "DECISION_MAP_SITE_URL": REAL_SITE_URL,
-                       "DECISION_MAP_REPOSITORY": REAL_SITE_REPOSITORY})
-    assert run.code == 0, run.stderr
+# The sites are the run's one build of each (conftest: built_demo_site, built_real_site), which the
+# site tests read too; here each is served.
 
 
 @pytest.fixture(scope="session")
-def demo_site(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("demo-site")
-    demo = make_demo_site(root / "inputs")
-    _build(demo.config, root / "site", root / "cache")
-    site = _Site(root / "site", DEMO_SITE_URL)
+def demo_site(built_demo_site: BuiltDemo):
+    site = _Site(built_demo_site.site, DEMO_SITE_URL)
     yield site
     site.close()
 
 
 @pytest.fixture(scope="session")
-def real_site(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("real-site")
-    _build(ROOT / "mkdocs.yml", root / "site", root / "cache")
-    site = _Site(root / "site", REAL_SITE_URL)
+def real_site(built_real_site: Path):
+    site = _Site(built_real_site, REAL_SITE_URL)
     yield site
     site.close()
 

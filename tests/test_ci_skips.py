@@ -35,7 +35,7 @@ def test_runs():
 '''
 
 
-def run_pytest(folder: Path, ci: bool) -> subprocess.CompletedProcess:
+def run_pytest(folder: Path, ci: bool, options: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     fake_npm = folder / "bin" / "npm"  # an npm whose registry does not answer
     fake_npm.parent.mkdir(exist_ok=True)
     fake_npm.write_text("#!/bin/sh\necho 'npm error code ECONNREFUSED' >&2\nexit 1\n")
@@ -45,7 +45,7 @@ def run_pytest(folder: Path, ci: bool) -> subprocess.CompletedProcess:
     if ci:
         env["DECISION_MAP_CI"] = "1"
     return subprocess.run([sys.executable, "-m", "pytest", "-rfEs", "-p", "no:cacheprovider", "-c", os.devnull,
-                           "--rootdir", str(folder), "-o", "markers=network\nbrowser", str(folder)],
+                           "--rootdir", str(folder), "-o", "markers=network\nbrowser", *options, str(folder)],
                           cwd=folder, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -83,6 +83,20 @@ def test_in_ci_a_run_whose_only_fault_is_a_skip_fails(tmp_path: Path) -> None:
     assert run_pytest(folder, ci=False).returncode == 0
     run = run_pytest(folder, ci=True)
     assert run.returncode == 1 and "1 passed, 1 skipped" in run.stdout, run.stdout[-3000:]
+
+
+def test_in_ci_a_skip_fails_the_run_when_workers_run_the_tests(tmp_path: Path) -> None:
+    """`make test` runs the suite on two workers (pytest-xdist): a skip in a worker reaches the run's
+    own verdict and its summary all the same."""
+    folder = make_folder(tmp_path)
+    (folder / "test_needs.py").write_text("import pytest\n\n\ndef test_a():\n    pytest.skip('why')\n\n\n"
+                                          "def test_b():\n    pass\n")
+    assert run_pytest(folder, ci=False, options=("-n", "2")).returncode == 0
+    run = run_pytest(folder, ci=True, options=("-n", "2"))
+    assert run.returncode == 1 and "1 passed, 1 skipped" in run.stdout, run.stdout[-3000:]
+    assert "2 workers" in run.stdout, run.stdout[-3000:]
+    assert "skipped in CI (DECISION_MAP_CI=1): each one fails the run" in run.stdout
+    assert "test_needs.py::test_a: Skipped: why" in run.stdout, run.stdout[-3000:]
 
 
 def test_ci_run_sets_the_variable() -> None:

@@ -20,6 +20,14 @@ from generator.map.load import load_maps
 DECISIONS = ROOT / "decisions"
 
 
+@pytest.fixture(autouse=True)
+def registry_cache(request: pytest.FixtureRequest, pi_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test that fetches from the registry uses the run's cache (pi's trees and installs, and the
+    extensions', which the real site's build needs too) rather than fetching them into an empty one."""
+    if request.node.get_closest_marker("network"):
+        monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
+
+
 def table():
     return load_maps(DECISIONS, editions=False)[0].levers
 

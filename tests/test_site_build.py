@@ -1,20 +1,21 @@
-"""Real builds: `mkdocs build` and `python -m generator build` of the demo site into tmp_path,
-what a failure looks like, and that a failed build leaves the previous site as it was."""
+"""Real builds: `mkdocs build` and `python -m generator build` of the demo site, what a failure
+looks like, and that a failed build leaves the previous site as it was.
+
+A test that only reads a built site reads the run's one build of it (``built_demo_site``,
+``built_real_site`` in conftest); a test that edits the inputs or the site builds its own."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, require, run_cli
+from conftest import QUIET_MKDOCS as QUIET, ROOT, BuiltDemo, mkdocs_build, require, run_cli
 from generator.site.plugin import DecisionMapPlugin
 from generator.map.load import load_maps
 from generator.site.page_check import find_leaks
@@ -22,18 +23,10 @@ from generator.site.render import render_folder
 from generator.site.search_index import SEPARATOR, STOP_WORDS, shaped_docs, word_family, words
 from site_fixtures.demo_site import DEMO_SITE_URL, make_demo_site, replace_in, tag_version
 
-QUIET = {"NO_MKDOCS_2_WARNING": "1"}
-
 
 @pytest.fixture
 def demo(tmp_path: Path):
     return make_demo_site(tmp_path / "demo")
-
-
-def mkdocs_build(config: Path, site: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site)],
-                          capture_output=True, text=True, env={**os.environ, **QUIET}, timeout=600,
-                          cwd=config.parent)  # as a person runs it: from the site's folder
 
 
 def drift(demo) -> int:
@@ -51,21 +44,18 @@ def tree_digest(folder: Path) -> dict[str, str]:
 # --- mkdocs build ------------------------------------------------------------------------------
 
 
-def test_mkdocs_build_writes_every_page(demo, tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    done = mkdocs_build(demo.config, site)
-    assert done.returncode == 0, done.stderr
+def test_mkdocs_build_writes_every_page(built_demo_site: BuiltDemo) -> None:
+    site = built_demo_site.site
     for page in ("index.html", "demo/index.html", "demo/map/index.html", "demo/problems/index.html",
                  "demo/census/index.html", "extensions/demo-ext/index.html", "demo/editions/index.html",
                  "demo/editions/0.8.0-to-1.0.0/index.html",
                  "assets/decision-map/decision-map.css", "assets/decision-map/decision-map.js"):
         assert (site / page).is_file(), page
-    assert "INFO    -  demo: 4 entries, 11 citations, all ok at 1.0.0" in done.stderr
+    assert "INFO    -  demo: 4 entries, 11 citations, all ok at 1.0.0" in built_demo_site.stderr
 
 
-def test_the_download_is_served_as_markdown_not_rendered(demo, tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    assert mkdocs_build(demo.config, site).returncode == 0
+def test_the_download_is_served_as_markdown_not_rendered(built_demo_site: BuiltDemo) -> None:
+    demo, site = built_demo_site.demo, built_demo_site.site
     download = site / "downloads" / "demo-decision-map.md"
     assert download.read_text() == render_folder(demo.decisions, demo.pages).pages["downloads/demo-decision-map.md"]
     assert not (site / "downloads" / "demo-decision-map").exists()
@@ -74,9 +64,8 @@ def test_the_download_is_served_as_markdown_not_rendered(demo, tmp_path: Path) -
         or '<a download href="../downloads/demo-decision-map.md">Download as Markdown</a>' in summary
 
 
-def test_the_built_entry_page_links_the_pinned_code_and_escapes_the_answer(demo, tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    assert mkdocs_build(demo.config, site).returncode == 0
+def test_the_built_entry_page_links_the_pinned_code_and_escapes_the_answer(built_demo_site: BuiltDemo) -> None:
+    site = built_demo_site.site
     html = (site / "demo" / "D1" / "index.html").read_text()
     assert 'href="https://github.com/example/demo/blob/v1.0.0/src/session.ts#L9-L14"' in html
     assert '<h1 class="dm-question-title dm-question-title--code" id="d1">' in html
@@ -139,10 +128,10 @@ def test_a_failed_build_leaves_the_previous_site_untouched(demo, tmp_path: Path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo", "site"]
 
 
-def test_two_builds_give_the_same_site(demo, tmp_path: Path) -> None:
-    first, second = tmp_path / "first", tmp_path / "second"
-    assert mkdocs_build(demo.config, first).returncode == 0
-    assert mkdocs_build(demo.config, second).returncode == 0
+def test_two_builds_give_the_same_site(built_demo_site: BuiltDemo, tmp_path: Path) -> None:
+    """The run's demo site and a second build of the same inputs, from another (empty) cache."""
+    first, second = built_demo_site.site, tmp_path / "second"
+    assert mkdocs_build(built_demo_site.demo.config, second).returncode == 0
     a, b = tree_digest(first), tree_digest(second)
     for dated in ("sitemap.xml", "sitemap.xml.gz"):  # MkDocs stamps these with the build date
         a.pop(dated), b.pop(dated)
@@ -179,10 +168,9 @@ def test_serve_watches_the_decisions_folder(demo) -> None:
 
 
 @pytest.mark.network
-def test_make_site_builds_the_real_map(tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    run = run_cli("build", "--config", ROOT / "mkdocs.yml", "--site-dir", site, "--quiet", env=QUIET)
-    assert run.code == 0, run.stderr
+def test_make_site_builds_the_real_map(built_real_site: Path) -> None:
+    """`python -m generator build` of the real map (the run's one build of it, see conftest)."""
+    site = built_real_site
     d1 = (site / "pi" / "D1" / "index.html").read_text()
     assert ('href="https://github.com/earendil-works/pi/blob/v1.6.0/packages/coding-agent/src/core/'
             'agent-session.ts#L723-L746"') in d1
@@ -222,9 +210,8 @@ def test_make_site_builds_the_real_map(tmp_path: Path) -> None:
 # --- what a reader gets from the built site ---------------------------------------------------------
 
 
-def test_the_loop_links_resolve_to_the_entry_pages_on_every_page_that_draws_it(demo, tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    assert mkdocs_build(demo.config, site).returncode == 0
+def test_the_loop_links_resolve_to_the_entry_pages_on_every_page_that_draws_it(built_demo_site: BuiltDemo) -> None:
+    site = built_demo_site.site
     for page, prefix in (("index.html", "demo/"), ("demo/index.html", ""),
                          ("extensions/demo-ext/index.html", "../../demo/")):
         html = (site / page).read_text()
@@ -235,15 +222,13 @@ def test_the_loop_links_resolve_to_the_entry_pages_on_every_page_that_draws_it(d
             assert (site / page).parent.joinpath(link, "index.html").resolve().is_file(), (page, link)
 
 
-def test_entry_pages_are_built_but_not_listed_in_the_navigation(demo, tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    done = mkdocs_build(demo.config, site)
-    assert done.returncode == 0, done.stderr
+def test_entry_pages_are_built_but_not_listed_in_the_navigation(built_demo_site: BuiltDemo) -> None:
+    site = built_demo_site.site
     assert (site / "demo" / "P1" / "index.html").is_file()
     html = (site / "demo" / "map" / "index.html").read_text()
     nav = html[html.index('<nav class="md-nav md-nav--primary"'):html.index('<div class="md-content"')]
     assert "D1/" not in nav and "P1/" not in nav and 'href="../problems/"' in nav
-    assert "not included in the" not in done.stderr  # strict mode: no page is left out by mistake
+    assert "not included in the" not in built_demo_site.stderr  # strict mode: no page is left out by mistake
 
 
 def test_a_leaked_attribute_list_or_template_text_fails_the_build(demo, tmp_path: Path) -> None:
@@ -292,9 +277,8 @@ def test_the_leak_check_tells_leaks_from_text_and_code() -> None:
     assert find_leaks("<pre><code>const a = {{b: 1}}; {: x}</code></pre><p>ok</p>") == []
 
 
-def test_the_search_index_has_one_hit_per_entry_and_no_code(demo, tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    assert mkdocs_build(demo.config, site).returncode == 0
+def test_the_search_index_has_one_hit_per_entry_and_no_code(built_demo_site: BuiltDemo) -> None:
+    site = built_demo_site.site
     docs = json.loads((site / "search" / "search_index.json").read_text())["docs"]
     entry_docs = [d for d in docs if re.match(r"demo/[A-Z]\d+/", d["location"])]
     assert sorted(d["location"] for d in entry_docs) == ["demo/D1/", "demo/D2/", "demo/G1/", "demo/P1/"]
@@ -398,9 +382,8 @@ def test_materials_own_search_finds_the_entry_for_a_question_with_filler_words(d
     assert links["ending"][:2] == ["demo/P1/", "demo/G1/"], links["ending"]
 
 
-def test_the_sitemap_lists_every_page_and_the_404_page_works_under_a_sub_path(demo, tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    assert mkdocs_build(demo.config, site).returncode == 0
+def test_the_sitemap_lists_every_page_and_the_404_page_works_under_a_sub_path(built_demo_site: BuiltDemo) -> None:
+    site = built_demo_site.site
     sitemap = (site / "sitemap.xml").read_text()
     for page in ("", "demo/", "demo/map/", "demo/D1/", "demo/P1/", "extensions/demo-ext/"):
         assert f"<loc>{DEMO_SITE_URL}{page}</loc>" in sitemap, page
@@ -438,9 +421,8 @@ def test_the_site_address_is_the_local_preview_unless_the_environment_names_one(
     assert "example.org" not in missing
 
 
-def test_the_logo_and_favicon_are_the_sites_own(demo, tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    assert mkdocs_build(demo.config, site).returncode == 0
+def test_the_logo_and_favicon_are_the_sites_own(built_demo_site: BuiltDemo) -> None:
+    site = built_demo_site.site
     html = (site / "index.html").read_text()
     assert '<link rel="icon" href="assets/decision-map/favicon.svg">' in html
     assert 'src="assets/decision-map/logo.svg"' in html
