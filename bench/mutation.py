@@ -79,6 +79,7 @@ GUARDS = {
     "generator/probes/sandbox.py": ["Limits.from_environment", "choose_sandbox", "_working_bwrap"],
     "generator/site/search_index.py": ["*"],
     "generator/citations/leads.py": ["*"], "generator/extensions/levers.py": ["*"],
+    "generator/extensions/patterns.py": ["*"],  # the code patterns `levers` finds (its inline tests)
 }
 MODULES = {**CORE, **GUARDS}
 # The tests that check each module: what a mutant of it must fail. Every one works on fixture
@@ -155,6 +156,7 @@ TESTS = {
         "test_shaping_the_search_index_keeps_each_id_on_its_own_page")],
     "generator/citations/leads.py": ["tests/test_leads.py"],
     "generator/extensions/levers.py": ["tests/test_levers.py"],
+    "generator/extensions/patterns.py": ["tests/test_levers.py"],
 }
 COPIED = ["generator", "tests", "bench", "pyproject.toml", "decisions", "schema", "site_src", "mkdocs.yml", ".github", ".ci",
           ".pre-commit-config.yaml", "Makefile", "README.md", "CONTRIBUTING.md", "requirements.lock"]

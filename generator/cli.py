@@ -641,11 +641,15 @@ def _build(args: argparse.Namespace) -> int:
     from .site.build import build_site
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")  # Material's banner; DESIGN.md covers the engine's future
-    handler = logging.StreamHandler()
+    handler = logging.StreamHandler()  # bound to this run's stderr: taken off again after it
     handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
-    logging.getLogger("mkdocs").addHandler(handler)
-    logging.getLogger("mkdocs").setLevel(logging.WARNING if args.quiet else logging.INFO)
-    site = build_site(args.config, args.site_dir, quiet=args.quiet)
+    mkdocs_log = logging.getLogger("mkdocs")
+    mkdocs_log.addHandler(handler)
+    mkdocs_log.setLevel(logging.WARNING if args.quiet else logging.INFO)
+    try:
+        site = build_site(args.config, args.site_dir, quiet=args.quiet)
+    finally:
+        mkdocs_log.removeHandler(handler)
     print(f"site built in {site}")
     return 0
 
