@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ROOT, in_ci, require, run_cli, run_main
+from conftest import ROOT, in_ci, live_with, require, run_cli, run_main
 from generator.errors import display_path
 from generator.map.load import load_maps
 from generator.probes.run import run_probes, same_value
@@ -200,17 +200,6 @@ def test_the_install_keeps_the_lockfile_with_the_registrys_integrity(pi_env: Pat
 # --- the sandbox ------------------------------------------------------------------------------------
 
 
-def _live_with(marker: str) -> list[int]:
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            if marker.encode() in cmdline.read_bytes():
-                found.append(int(cmdline.parent.name))
-        except OSError:
-            pass
-    return found
-
-
 SANDBOXES = ["bwrap", "node-only"]
 
 
@@ -249,7 +238,7 @@ setInterval(() => {{}}, 1000);
     assert "decisions/pi/probes/D1.mjs: the probe did not finish within 3 s and was stopped" in run.stderr
     assert time.monotonic() - started < 20
     time.sleep(0.2)
-    assert _live_with(marker) == [], "a process of the probe outlived it"
+    assert live_with(marker) == [], "a process of the probe outlived it"
 
 
 @pytest.mark.network

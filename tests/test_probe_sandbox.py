@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, python_env, require, run_cli, run_main
+from conftest import ROOT, live_with, python_env, require, run_cli, run_main
 from generator.map.load import load_maps
 from generator.probes.run import run_probes
 from generator.probes.install import PiInstall, _open, find_node, install_pi
@@ -91,17 +91,6 @@ def attack(tmp_path: Path, body: str, limits: Limits | None = None, may_fail: bo
 def installed(pi_cache: Path, tmp_path: Path) -> PiInstall:
     [pi] = load_maps(probe_map(tmp_path / "map", []))
     return install_pi(pi, pi.version, quiet=True)
-
-
-def live_with(marker: str) -> list[int]:
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            if marker.encode() in cmdline.read_bytes():
-                found.append(int(cmdline.parent.name))
-        except OSError:
-            pass
-    return found
 
 
 class Listener:
