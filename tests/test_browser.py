@@ -740,9 +740,19 @@ def test_the_loop_is_drawn_in_the_dark_scheme_too(browser, demo_site, width) -> 
 # --- accessibility -------------------------------------------------------------------------------------------
 
 
+def _still(tab) -> None:
+    """Wait until nothing on the page is moving or fading in. axe reads colours as they are painted
+    when it runs: a search result caught halfway through the theme's fade-in (a busy machine makes
+    that likely) fails contrast though the settled page passes. Endless animations (a spinner) are
+    not waited for."""
+    tab.wait_for_function("""() => document.getAnimations().every(a =>
+        a.playState !== "running" || a.effect.getComputedTiming().iterations === Infinity)""")
+
+
 def _serious(tab) -> list[str]:
     from axe_playwright_python.sync_playwright import Axe
 
+    _still(tab)
     results = Axe().run(tab)
     serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
     return [f"{v['id']} ({v['impact']}): {v['help']}: "

@@ -3,7 +3,9 @@
 // script or supervisor starts it: once with stdin closed (`< /dev/null`), once with stdin an
 // open pipe nobody writes to. No model is configured, so a pi that goes on stops at once with
 // its "no models" error. The first run measures how long startup takes on this machine now;
-// half a second after it has ended we look at the second, then close its stdin.
+// once it has ended we wait as long again (at least half a second) and look at the second, then
+// close its stdin. Waiting as long again, not a fixed time: on a busy machine the second run may
+// start well after the first, and a pi that went on would be judged before it got there.
 import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -12,6 +14,7 @@ import { join } from "node:path";
 // so the probe must fail.
 const COUNTER = process.env.PROBE_COUNTER === "1";
 const MARGIN_MS = 500;
+const startedAt = Date.now();
 
 // Node's own warnings (the harness may run Node with its permission flags, which children
 // inherit) are not pi's output.
@@ -33,7 +36,7 @@ function start(name) {
 	child.stdout.on("data", (chunk) => { run.output += chunk; });
 	child.stderr.on("data", (chunk) => { run.output += chunk; });
 	run.exited = new Promise((resolve) => child.on("exit", (code) => { run.code = code; resolve(code); }));
-	setTimeout(() => child.kill("SIGKILL"), 15_000).unref();
+	setTimeout(() => child.kill("SIGKILL"), 60_000).unref();
 	return run;
 }
 
@@ -43,7 +46,8 @@ reference.child.stdin.end();
 if (COUNTER) open.child.stdin.end();
 
 await reference.exited;
-await new Promise((resolve) => setTimeout(resolve, MARGIN_MS));
+const referenceMs = Date.now() - startedAt;
+await new Promise((resolve) => setTimeout(resolve, Math.max(MARGIN_MS, referenceMs)));
 const stillRunning = open.code === undefined;
 const outputWhileWaiting = withoutNodeWarnings(open.output).trim().length;
 
