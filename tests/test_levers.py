@@ -126,6 +126,20 @@ export default (pi) => {
     assert "G1" in rows["sendMessage"].decisions and "D1" in rows["ctx.ui.confirm"].decisions
 
 
+def test_a_tools_context_is_found_by_its_type_whatever_its_name(tmp_path):
+    """A tool's `execute` gets pi's context last; named `context` and typed as a tool's context, its
+    `executeTool` (a call to another tool, through the same checks) is still a lever."""
+    index = """\
+import type { ExtensionAPI, ExtensionToolContext } from "@earendil-works/pi-coding-agent";
+export default (pi: ExtensionAPI) => {
+  pi.registerTool({ name: "t", execute: async (id, params, signal, onUpdate, context: ExtensionToolContext) => {
+    return context.executeTool("read", { path: "x" });
+  } });
+};
+"""
+    assert found(tmp_path, {"index.ts": index}) == [("registerTool", "index.ts", 3), ("ctx.executeTool", "index.ts", 4)]
+
+
 def test_api_methods_called_through_a_cast_or_held_by_a_name_are_found(tmp_path):
     index = """\
 export default function (pi: ExtensionAPI) {

@@ -219,7 +219,7 @@ def _parameter(scope: _Scope, pattern: tree_sitter.Node | None, type_text: str) 
             scope.modules.setdefault(name, (typed_module.group(1).removeprefix("node:"), "*"))
         elif is_api or name == "pi":
             scope.pi.add(name)
-        elif re.search(r"\bExtension(Command)?Context\b", type_text) or name == "ctx":
+        elif re.search(r"\bExtension(Command|Tool)?Context\b", type_text) or name == "ctx":
             scope.ctx.add(name)
         elif name == "ui" or "ExtensionUIContext" in type_text or \
                 any(re.search(rf"\b{re.escape(alias)}\b", type_text) for alias in scope.ui_types):
