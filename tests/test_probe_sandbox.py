@@ -423,8 +423,12 @@ def test_probe_stopped_mid_run_leaves_no_process_and_no_folder(how: signal.Signa
     env = python_env(TMPDIR=str(temp), DECISION_MAP_PROBE_TIMEOUT="60", DECISION_MAP_PROBE_CACHE="off",
                      **({"DECISION_MAP_PROBE_SANDBOX": "node-only"} if kind == "node-only" else {}))
     started = time.monotonic()
+    # started as from a terminal, where Ctrl-C interrupts: a suite launched in the background by a
+    # script (`cmd &`, no job control) has SIGINT ignored, every child inherits that, and a `probe`
+    # that keeps an ignored SIGINT ignored is right, not stuck
     process = subprocess.Popen([sys.executable, "-m", "generator", "probe", "--decisions", str(decisions), "--quiet"],
-                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         while len(live_with(marker)) < 2 and time.monotonic() - started < 60:
             time.sleep(0.1)
