@@ -3,6 +3,7 @@ assertions, real packages from the npm registry (fetched at test time, as pi is)
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -28,7 +29,9 @@ def registry_cache(request: pytest.FixtureRequest, pi_cache: Path, monkeypatch: 
         monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
 
 
+@functools.lru_cache(maxsize=None)
 def table():
+    # read once: the map is the same for every test here, and a mutation run reads it for each mutant
     return load_maps(DECISIONS, editions=False)[0].levers
 
 
