@@ -252,6 +252,100 @@ export default function (pi: ExtensionAPI) {
         ("puppeteer.launch", "process", 5, ())]
 
 
+def test_names_that_may_hold_the_api_a_context_or_a_process_call_through_a_choice_are_followed(tmp_path):
+    index = """\
+const cp = require("node:child_process");
+const { spawn: run, exec } = require("child_process");
+export default function (pi: ExtensionAPI) {
+  const api = ready ? undefined : pi;
+  api.registerTool({ name: "a" });
+  const start = options.start || run;
+  start("gh", []);
+  const maybe = enabled && exec;
+  maybe("ls");
+  pi.on("input", async (event, ctx) => {
+    const c = ctx;
+    c.abort();
+    const { ui: u, hasUI } = ctx;
+    await u.confirm("go?", "really");
+    hasUI.select("not pi's UI");
+  });
+}
+"""
+    # `a && b` holds `b` only when `a` is truthy; a choice (`?:`, `||`, `??`) may hold either side
+    assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
+        ("registerTool", 5), ("child_process.spawn", 7), ("input", 10), ("ctx.abort", 12), ("ctx.ui.confirm", 14)]
+
+
+def test_event_names_held_by_constants_loops_and_wrappers_are_found(tmp_path):
+    index = """\
+import "./polyfill";
+const EVENTS = ["session_start", "session_shutdown"];
+const TURN = "turn_end";
+export default function (pi: ExtensionAPI) {
+  for (const name of EVENTS) pi.on(name, () => {});
+  for (const other of ["a", "b"]) pi.on(TURN, () => {});
+  const watch = (event: string) => pi.on(event, () => {});
+  watch(TURN);
+  const hooks = { listen: function (event) { pi.on(event, () => {}); } };
+  hooks.listen("input");
+  helpers.attach = function (n) { pi.on(n, () => {}); };
+  helpers.attach("context");
+  console.log("not an event", "x");
+  [1].forEach(function (event) { pi.on(event, () => {}); });
+}
+"""
+    report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index, "polyfill.ts": ""}), "x",
+                         "1.0.0", table())
+    assert [(u.lever, u.line) for u in report.levers] == [
+        ("session_shutdown", 5), ("session_start", 5), ("turn_end", 6), ("turn_end", 8), ("input", 10),
+        ("context", 12)]
+    # the event of a function with no name cannot be followed to its callers: reported, not guessed
+    assert report.unresolved == (("index.ts", 14),)
+
+
+def test_a_default_import_called_is_its_module_and_a_bound_process_call_runs_nothing_yet(tmp_path):
+    index = """\
+import fetchUrl from "node-fetch";
+import { /* the shell */ spawn } from "node:child_process";
+import type { Ui } from "./types";
+export default function (pi: ExtensionAPI) {
+  fetchUrl("https://example.com");
+  const git = spawn.bind(null, "git");
+  function ask({ ui: screen, pi: api }) { screen.select("t", ["a"]); api.setModel(m); }
+}
+"""
+    assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
+        ("fetch", 5), ("ctx.ui.select", 7), ("setModel", 7)]
+
+
+def test_with_no_row_in_the_lever_table_a_lever_is_a_process_or_a_network_call_by_its_module(tmp_path):
+    index = """\
+import { execa } from "execa";
+import spawn from "cross-spawn";
+import puppeteer from "puppeteer";
+import { spawnSync } from "node:child_process";
+export default function (pi: ExtensionAPI) {
+  execa("gh");
+  spawn("gh");
+  puppeteer.launch();
+  spawnSync("gh");
+  fetch("https://example.com");
+  pi.registerTool({ name: "t" });
+}
+"""
+    report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index}), "x", "1.0.0", ())
+    assert [(u.lever, u.kind, u.line, u.decisions) for u in report.levers] == [
+        ("execa", "process", 6, ()), ("cross-spawn", "process", 7, ()), ("puppeteer.launch", "process", 8, ()),
+        ("child_process.spawnSync", "process", 9, ()), ("fetch", "network", 10, ())]  # an API call needs its row
+    # `levers --json`: each lever with its kind, file, line and decisions
+    rows = {row.lever: row for row in table()}
+    tool = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index}), "x", "1.0.0", table())
+    assert [u.as_json() for u in tool.levers if u.lever == "registerTool"] == [
+        {"lever": "registerTool", "kind": "api", "file": "index.ts", "line": 11,
+         "decisions": list(rows["registerTool"].decisions)}]
+
+
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():
     assert known_levers() - {row.lever for row in table()} == set()
 
