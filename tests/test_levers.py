@@ -346,6 +346,100 @@ export default function (pi: ExtensionAPI) {
          "decisions": list(rows["registerTool"].decisions)}]
 
 
+def test_the_api_kept_in_a_class_field_aliased_late_or_handed_to_a_local_function_is_found(tmp_path):
+    index = """\
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+class Recorder {
+  private api: ExtensionAPI;
+  private host;
+  constructor(host) { this.host = host; }
+  save() { this.api.appendEntry("x", {}); this.host.appendEntry("y", {}); }
+}
+function later() { const c = b; c.registerTool({ name: "late" }); }
+const b = a;
+let a;
+function setup(api) { api.registerCommand("x", {}); }
+function handle(hc, n) { hc.abort(); }
+export default (x) => {
+  a = x;
+  setup(x);
+  x.on("input", (event, ctx) => handle(ctx, 1));
+  const { exec, on: listen } = x;
+  exec("ls", []);
+  listen("agent_end", () => {});
+  class Holder { constructor(p) { this.p = x; } run() { this.p.sendMessage({}); } }
+};
+function optional(cx?: ExtensionContext, ui?: Pick<ExtensionUIContext, "input">) { cx?.abort(); ui.input("t"); }
+function typedApi(api: Readonly<ExtensionAPI>, part: Partial<ExtensionAPI>, holder: { pi: ExtensionAPI }) {
+  api.setModel(m);
+  part.setModel(m);
+  holder.setModel(m);
+}
+"""
+    # a name is taken to hold the API wherever in the file it is given it: `c` through `b` and `a`,
+    # assigned after the function that uses it; `this.host` is some other object
+    assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
+        ("appendEntry", 6), ("registerTool", 8), ("registerCommand", 11), ("ctx.abort", 12), ("input", 16),
+        ("pi.exec", 18), ("agent_end", 19), ("sendMessage", 20), ("ctx.abort", 22), ("ctx.ui.input", 22),
+        ("setModel", 24), ("setModel", 25)]  # `holder` holds the API; it is not the API
+
+
+def test_a_context_handed_to_another_files_function_and_a_wrapper_of_a_wrapper_are_followed(tmp_path):
+    index = """\
+import { onInput, forward } from "./handlers";
+export default function (pi: ExtensionAPI) {
+  pi.on("input", async (event, ctx) => onInput(event, ctx));
+  function subscribe(name, handler) { pi.on(name, handler); }
+  function relay(n) { subscribe(n, () => {}); }
+  relay("tool_result");
+  forward(pi, 2);
+}
+"""
+    handlers = """\
+export function onInput(event, c) { c.abort(); }
+export function forward(api, n) { api.registerTool({ name: "t" }); }
+"""
+    assert found(tmp_path, {"index.ts": index, "handlers.ts": handlers}) == [
+        ("ctx.abort", "handlers.ts", 1), ("registerTool", "handlers.ts", 2), ("input", "index.ts", 3),
+        ("tool_result", "index.ts", 6)]
+
+
+def test_network_constructors_promisified_processes_and_methods_taken_but_not_called(tmp_path):
+    index = """\
+import WS from "ws";
+import { exec } from "node:child_process";
+import { promisify } from "node:util";
+import * as undici from "undici";
+export default function (pi: ExtensionAPI) {
+  new WS("wss://example.com");
+  new EventSource("https://example.com/events");
+  new Map();
+  const run = promisify(exec);
+  const wait = promisify(setTimeout);
+  const subscribe = pi.on;
+  const bus = pi.events;
+  const tool = (pi.registerTool as any);
+  const held = pi.sendMessage!;
+  (typeof pi.appendEntry === "function" ? pi.appendEntry : undefined)?.call(pi, "x", {});
+  const send = pi.sendUserMessage;
+  send.apply(pi, ["go"]);
+  undici.stream("u");
+  pi.registerTool({ name: "a" }); pi.registerTool({ name: "b" });
+  pi.registerTool({
+    name: "c",
+  });
+}
+"""
+    report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index}), "x", "1.0.0", table())
+    assert [(u.lever, u.kind, u.line) for u in report.levers] == [
+        ("WebSocket", "network", 6), ("EventSource", "network", 7), ("child_process.exec", "process", 9),
+        ("registerTool", "api", 13), ("sendMessage", "api", 14), ("appendEntry", "api", 15),
+        ("sendUserMessage", "api", 16), ("sendUserMessage", "api", 17), ("undici.stream", "network", 18),
+        ("registerTool", "api", 19), ("registerTool", "api", 20)]
+    # two calls on one line are one use; a call over three lines is cited to its last line
+    assert [(u.line, u.last) for u in report.levers if u.lever == "registerTool"] == [(13, 13), (19, 19), (20, 22)]
+
+
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():
     assert known_levers() - {row.lever for row in table()} == set()
 
