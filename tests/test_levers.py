@@ -270,11 +270,15 @@ export default function (pi: ExtensionAPI) {
     await u.confirm("go?", "really");
     hasUI.select("not pi's UI");
   });
+  const { registerShortcut = undefined } = pi;
+  registerShortcut("ctrl+x", {});
+  cp.fork("worker.js");
 }
 """
     # `a && b` holds `b` only when `a` is truthy; a choice (`?:`, `||`, `??`) may hold either side
     assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
-        ("registerTool", 5), ("child_process.spawn", 7), ("input", 10), ("ctx.abort", 12), ("ctx.ui.confirm", 14)]
+        ("registerTool", 5), ("child_process.spawn", 7), ("input", 10), ("ctx.abort", 12), ("ctx.ui.confirm", 14),
+        ("registerShortcut", 18), ("child_process.fork", 19)]
 
 
 def test_event_names_held_by_constants_loops_and_wrappers_are_found(tmp_path):
