@@ -103,6 +103,11 @@ def test_a_long_answer_shows_its_opening_and_all_of_it_is_searched(demo_map):
     # whole sentences until 200 characters, the first three of them
     assert hit["text"] == " ".join([sentence] * 3)
     assert hit["more"] == " ".join([sentence] * 5) + " At the very end, <code>compact</code> runs."
+    # a first sentence of exactly 200 characters is opening enough
+    first = "step " * 38 + "concluded."
+    assert len(first) == 200
+    exact = dataclasses.replace(long, answer=first + " " + " ".join(["more"] * 29) + " end.")
+    assert entry_document(exact)["text"] == first
     # sixty words or fewer: shown whole, not repeated in the detail
     sixty = " ".join(["word"] * 59) + " end."
     assert entry_document(dataclasses.replace(long, answer=sixty)) == {"text": sixty, "more": ""}
@@ -189,7 +194,8 @@ FAMILIES = [
     ("reading", "read"), ("processes", "process"), ("pushes", "push"), ("matches", "match"), ("boxes", "box"),
     ("stopped", "stop"), ("running", "run"), ("called", "call"), ("passed", "pass"), ("buzzing", "buzz"),
     ("added", "add"), ("files", "fil"), ("file", "fil"), ("uses", "use"), ("ties", "tie"), ("status", "status"),
-    ("process", "process"), ("analysis", "analysis"), ("make", "mak"), ("sessions", "sess"), ("session", "sess"), ("bash", "bash"),
+    ("process", "process"), ("analysis", "analysis"), ("make", "mak"), ("sessions", "sess"), ("session", "sess"), ("bash", "bash"), ("use", "use"),
+    ("tool_calls", "tool_calls"), ("pi's", "pi's"),
 ]
 
 
