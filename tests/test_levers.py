@@ -273,12 +273,18 @@ export default function (pi: ExtensionAPI) {
   const { registerShortcut = undefined } = pi;
   registerShortcut("ctrl+x", {});
   cp.fork("worker.js");
+  const first = run ?? fallback;
+  first("git", []);
+  pi.on("context", (event, ctx) => { const { pi: notApi } = ctx; notApi.setModel(m); });
+  holder.api = pi;
+  class Other { go() { this.api.setModel(m); } }
 }
 """
     # `a && b` holds `b` only when `a` is truthy; a choice (`?:`, `||`, `??`) may hold either side
     assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
         ("registerTool", 5), ("child_process.spawn", 7), ("input", 10), ("ctx.abort", 12), ("ctx.ui.confirm", 14),
-        ("registerShortcut", 18), ("child_process.fork", 19)]
+        ("registerShortcut", 18), ("child_process.fork", 19), ("child_process.spawn", 21), ("context", 22)]
+    # a context's `pi` property is not the API, nor is `this.api` of a class because `holder.api` holds it
 
 
 def test_event_names_held_by_constants_loops_and_wrappers_are_found(tmp_path):
@@ -297,6 +303,7 @@ export default function (pi: ExtensionAPI) {
   helpers.attach("context");
   console.log("not an event", "x");
   [1].forEach(function (event) { pi.on(event, () => {}); });
+  for (const name of [computed, "input"]) pi.on(name, () => {});
 }
 """
     report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index, "polyfill.ts": ""}), "x",
@@ -305,7 +312,7 @@ export default function (pi: ExtensionAPI) {
         ("session_shutdown", 5), ("session_start", 5), ("turn_end", 6), ("turn_end", 8), ("input", 10),
         ("context", 12)]
     # the event of a function with no name cannot be followed to its callers: reported, not guessed
-    assert report.unresolved == (("index.ts", 14),)
+    assert report.unresolved == (("index.ts", 14), ("index.ts", 15))
 
 
 def test_a_default_import_called_is_its_module_and_a_bound_process_call_runs_nothing_yet(tmp_path):
@@ -316,11 +323,12 @@ import type { Ui } from "./types";
 export default function (pi: ExtensionAPI) {
   fetchUrl("https://example.com");
   const git = spawn.bind(null, "git");
+  spawn("ls");
   function ask({ ui: screen, pi: api }) { screen.select("t", ["a"]); api.setModel(m); }
 }
 """
     assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
-        ("fetch", 5), ("ctx.ui.select", 7), ("setModel", 7)]
+        ("fetch", 5), ("child_process.spawn", 7), ("ctx.ui.select", 8), ("setModel", 8)]
 
 
 def test_with_no_row_in_the_lever_table_a_lever_is_a_process_or_a_network_call_by_its_module(tmp_path):
@@ -336,17 +344,23 @@ export default function (pi: ExtensionAPI) {
   spawnSync("gh");
   fetch("https://example.com");
   pi.registerTool({ name: "t" });
+  https.get("https://example.com");
+  pi.on("session_start", () => {});
+  function listen(name) { pi.on(name, () => {}); }
+  listen("turn_end");
 }
 """
+    index = 'import * as https from "node:https";\n' + index
     report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index}), "x", "1.0.0", ())
     assert [(u.lever, u.kind, u.line, u.decisions) for u in report.levers] == [
-        ("execa", "process", 6, ()), ("cross-spawn", "process", 7, ()), ("puppeteer.launch", "process", 8, ()),
-        ("child_process.spawnSync", "process", 9, ()), ("fetch", "network", 10, ())]  # an API call needs its row
+        ("execa", "process", 7, ()), ("cross-spawn", "process", 8, ()), ("puppeteer.launch", "process", 9, ()),
+        ("child_process.spawnSync", "process", 10, ()), ("fetch", "network", 11, ()), ("https.get", "network", 13, ()),
+        ("session_start", "event", 14, ()), ("turn_end", "event", 16, ())]  # an API call needs its row
     # `levers --json`: each lever with its kind, file, line and decisions
     rows = {row.lever: row for row in table()}
     tool = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index}), "x", "1.0.0", table())
     assert [u.as_json() for u in tool.levers if u.lever == "registerTool"] == [
-        {"lever": "registerTool", "kind": "api", "file": "index.ts", "line": 11,
+        {"lever": "registerTool", "kind": "api", "file": "index.ts", "line": 12,
          "decisions": list(rows["registerTool"].decisions)}]
 
 
@@ -390,18 +404,20 @@ function typedApi(api: Readonly<ExtensionAPI>, part: Partial<ExtensionAPI>, hold
 
 def test_a_context_handed_to_another_files_function_and_a_wrapper_of_a_wrapper_are_followed(tmp_path):
     index = """\
-import { onInput, forward } from "./handlers";
+import { onInput, forward, none } from "./handlers";
 export default function (pi: ExtensionAPI) {
   pi.on("input", async (event, ctx) => onInput(event, ctx));
   function subscribe(name, handler) { pi.on(name, handler); }
   function relay(n) { subscribe(n, () => {}); }
   relay("tool_result");
   forward(pi, 2);
+  none(pi);
 }
 """
     handlers = """\
 export function onInput(event, c) { c.abort(); }
 export function forward(api, n) { api.registerTool({ name: "t" }); }
+export function none() { return 1; }
 """
     assert found(tmp_path, {"index.ts": index, "handlers.ts": handlers}) == [
         ("ctx.abort", "handlers.ts", 1), ("registerTool", "handlers.ts", 2), ("input", "index.ts", 3),
@@ -432,6 +448,8 @@ export default function (pi: ExtensionAPI) {
   pi.registerTool({
     name: "c",
   });
+  (ready ? send : undefined).call(pi, "now");
+  (ready ? undefined : send).apply(pi, ["later"]);
 }
 """
     report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index}), "x", "1.0.0", table())
@@ -439,7 +457,8 @@ export default function (pi: ExtensionAPI) {
         ("WebSocket", "network", 6), ("EventSource", "network", 7), ("child_process.exec", "process", 9),
         ("registerTool", "api", 13), ("sendMessage", "api", 14), ("appendEntry", "api", 15),
         ("sendUserMessage", "api", 16), ("sendUserMessage", "api", 17), ("undici.stream", "network", 18),
-        ("registerTool", "api", 19), ("registerTool", "api", 20)]
+        ("registerTool", "api", 19), ("registerTool", "api", 20), ("sendUserMessage", "api", 23),
+        ("sendUserMessage", "api", 24)]
     # two calls on one line are one use; a call over three lines is cited to its last line
     assert [(u.line, u.last) for u in report.levers if u.lever == "registerTool"] == [(13, 13), (19, 19), (20, 22)]
 
