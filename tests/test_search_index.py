@@ -109,7 +109,8 @@ def test_a_long_answer_shows_its_opening_and_all_of_it_is_searched(demo_map):
     exact = dataclasses.replace(long, answer=first + " " + " ".join(["more"] * 29) + " end.")
     assert entry_document(exact)["text"] == first
     # sixty words or fewer: shown whole, not repeated in the detail
-    sixty = " ".join(["word"] * 59) + " end."
+    sixty = " ".join(["steps"] * 44) + " end. " + " ".join(["more"] * 14) + " end."
+    assert len(sixty.split()) == 60
     assert entry_document(dataclasses.replace(long, answer=sixty)) == {"text": sixty, "more": ""}
 
 
