@@ -370,8 +370,8 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 class Recorder {
   private api: ExtensionAPI;
   private host;
-  constructor(host) { this.host = host; }
-  save() { this.api.appendEntry("x", {}); this.host.appendEntry("y", {}); }
+  constructor(host) { this.host = host; this.host.appendEntry("y", {}); }
+  save() { this.api.appendEntry("x", {}); }
 }
 function later() { const c = b; c.registerTool({ name: "late" }); }
 const b = a;
@@ -461,6 +461,30 @@ export default function (pi: ExtensionAPI) {
         ("sendUserMessage", "api", 24)]
     # two calls on one line are one use; a call over three lines is cited to its last line
     assert [(u.line, u.last) for u in report.levers if u.lever == "registerTool"] == [(13, 13), (19, 19), (20, 22)]
+
+
+def test_a_javascript_extension_is_read_by_its_parameters_names(tmp_path):
+    index = """\
+import { attach } from "./attach.js";
+export default function setup(host) {
+  host.registerTool({ name: "t" });
+  attach(host);
+}
+"""
+    attach = """\
+export function attach(pi) {
+  pi.on("input", ctx => ctx.abort());
+  pi.on("agent_end", function (event, ctx) { ctx.ui.confirm("again?", "run it again"); });
+}
+"""
+    manifest = json.dumps({"name": "x", "pi": {"extensions": ["./index.js"]}})
+    report = read_levers(package(tmp_path, {"package.json": manifest, "index.js": index, "attach.js": attach}), "x",
+                         "1.0.0", table())
+    # JavaScript has no types: the default export's first parameter is the API, and `pi` and `ctx` are
+    # taken at their names
+    assert [(u.lever, u.file, u.line) for u in report.levers] == [
+        ("ctx.abort", "attach.js", 2), ("input", "attach.js", 2), ("agent_end", "attach.js", 3),
+        ("ctx.ui.confirm", "attach.js", 3), ("registerTool", "index.js", 3)]
 
 
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():
