@@ -376,7 +376,7 @@ class Recorder {
 function later() { const c = b; c.registerTool({ name: "late" }); }
 const b = a;
 let a;
-function setup(api) { api.registerCommand("x", {}); }
+function setup(given) { const inner = given; inner.registerCommand("x", {}); }
 function handle(hc, n) { hc.abort(); }
 export default (x) => {
   a = x;
@@ -451,6 +451,7 @@ export default function (pi: ExtensionAPI) {
   (ready ? send : undefined).call(pi, "now");
   (ready ? undefined : send).apply(pi, ["later"]);
 }
+function viaType(client: typeof import("node:https")) { return client.get("u"); }
 """
     report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index}), "x", "1.0.0", table())
     assert [(u.lever, u.kind, u.line) for u in report.levers] == [
@@ -458,7 +459,7 @@ export default function (pi: ExtensionAPI) {
         ("registerTool", "api", 13), ("sendMessage", "api", 14), ("appendEntry", "api", 15),
         ("sendUserMessage", "api", 16), ("sendUserMessage", "api", 17), ("undici.stream", "network", 18),
         ("registerTool", "api", 19), ("registerTool", "api", 20), ("sendUserMessage", "api", 23),
-        ("sendUserMessage", "api", 24)]
+        ("sendUserMessage", "api", 24), ("https.get", "network", 26)]
     # two calls on one line are one use; a call over three lines is cited to its last line
     assert [(u.line, u.last) for u in report.levers if u.lever == "registerTool"] == [(13, 13), (19, 19), (20, 22)]
 
@@ -466,25 +467,30 @@ export default function (pi: ExtensionAPI) {
 def test_a_javascript_extension_is_read_by_its_parameters_names(tmp_path):
     index = """\
 import { attach } from "./attach.js";
+import { later } from "./later.js";
 export default function setup(host) {
   host.registerTool({ name: "t" });
   attach(host);
 }
 """
     attach = """\
-export function attach(pi) {
-  pi.on("input", ctx => ctx.abort());
+export function attach(api) {
+  api.on("input", ctx => ctx.abort());
+}
+"""
+    later = """\
+export function later(pi) {
   pi.on("agent_end", function (event, ctx) { ctx.ui.confirm("again?", "run it again"); });
 }
 """
     manifest = json.dumps({"name": "x", "pi": {"extensions": ["./index.js"]}})
-    report = read_levers(package(tmp_path, {"package.json": manifest, "index.js": index, "attach.js": attach}), "x",
-                         "1.0.0", table())
-    # JavaScript has no types: the default export's first parameter is the API, and `pi` and `ctx` are
-    # taken at their names
+    files = {"package.json": manifest, "index.js": index, "attach.js": attach, "later.js": later}
+    report = read_levers(package(tmp_path, files), "x", "1.0.0", table())
+    # JavaScript has no types: the default export's first parameter is the API (and what it is handed
+    # to), and elsewhere `pi` and `ctx` are taken at their names
     assert [(u.lever, u.file, u.line) for u in report.levers] == [
-        ("ctx.abort", "attach.js", 2), ("input", "attach.js", 2), ("agent_end", "attach.js", 3),
-        ("ctx.ui.confirm", "attach.js", 3), ("registerTool", "index.js", 3)]
+        ("ctx.abort", "attach.js", 2), ("input", "attach.js", 2), ("registerTool", "index.js", 4),
+        ("agent_end", "later.js", 2), ("ctx.ui.confirm", "later.js", 2)]
 
 
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():
