@@ -493,6 +493,35 @@ export function later(pi) {
         ("agent_end", "later.js", 2), ("ctx.ui.confirm", "later.js", 2)]
 
 
+def test_wrappers_with_a_bare_an_optional_a_defaulted_or_a_commented_parameter_and_the_ui_by_type_or_name(tmp_path):
+    index = """\
+import { withDefault } from "./defaults.js";
+import { plain } from "./plain";
+export default function (pi: ExtensionAPI) {
+  const watch = ev => pi.on(ev, () => {});
+  watch("input");
+  function maybe(ev?: string) { pi.on(ev, () => {}); }
+  maybe("agent_start");
+  function noted(/* the event */ ev: string) { pi.on(ev, () => {}); }
+  noted("turn_end");
+  withDefault(pi);
+}
+function direct(screen: ExtensionUIContext) { return screen.select("t", ["a"]); }
+"""
+    defaults = """\
+export function withDefault(pi) {
+  function listen(ev = "context") { pi.on(ev, () => {}); }
+  listen("tool_call");
+}
+"""
+    plain = """\
+export function plain(ui) { return ui.editor("t", ""); }
+"""
+    assert found(tmp_path, {"index.ts": index, "defaults.js": defaults, "plain.ts": plain}) == [
+        ("tool_call", "defaults.js", 3), ("input", "index.ts", 5), ("agent_start", "index.ts", 7),
+        ("turn_end", "index.ts", 9), ("ctx.ui.select", "index.ts", 12), ("ctx.ui.editor", "plain.ts", 1)]
+
+
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():
     assert known_levers() - {row.lever for row in table()} == set()
 
