@@ -522,6 +522,30 @@ export function plain(ui) { return ui.editor("t", ""); }
         ("turn_end", "index.ts", 9), ("ctx.ui.select", "index.ts", 12), ("ctx.ui.editor", "plain.ts", 1)]
 
 
+def test_template_names_comments_in_calls_type_assertions_and_generators(tmp_path):
+    index = """\
+import { relay } from "./relay";
+export default function (pi: ExtensionAPI) {
+  pi.on(`turn_start`, () => {});
+  pi.on(`${prefix}_end`, () => {});
+  pi.on(/* the event */ "model_select", () => {});
+  (pi satisfies ExtensionAPI).registerTool({ name: "a" });
+  (<ExtensionAPI>pi).registerCommand("x", {});
+  options.pi.appendEntry("x", {});
+  relay(pi);
+}
+"""
+    relay = """\
+export function* relay(api) { api.sendMessage({}); }
+"""
+    report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index, "relay.ts": relay}), "x",
+                         "1.0.0", table())
+    assert [(u.lever, u.file, u.line) for u in report.levers] == [
+        ("turn_start", "index.ts", 3), ("model_select", "index.ts", 5), ("registerTool", "index.ts", 6),
+        ("registerCommand", "index.ts", 7), ("appendEntry", "index.ts", 8), ("sendMessage", "relay.ts", 1)]
+    assert report.unresolved == (("index.ts", 4),)  # a template with a substitution is not guessed
+
+
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():
     assert known_levers() - {row.lever for row in table()} == set()
 

@@ -411,7 +411,8 @@ def _unwrap(node: tree_sitter.Node) -> tree_sitter.Node:
     """Through `as …`, `!`, parentheses, `satisfies` and `await`."""
     while node.type in ("as_expression", "non_null_expression", "parenthesized_expression", "satisfies_expression",
                         "await_expression", "type_assertion") and node.named_children:
-        node = node.named_children[0]
+        # `<T>x` holds its type first and the expression last; the others hold the expression first
+        node = node.named_children[-1 if node.type == "type_assertion" else 0]
     return node
 
 
