@@ -377,7 +377,7 @@ function later() { const c = b; c.registerTool({ name: "late" }); }
 const b = a;
 let a;
 function setup(given) { const inner = given; inner.registerCommand("x", {}); }
-function handle(hc, n) { hc.abort(); }
+function handle(hc, n) { const held = hc; held.abort(); }
 export default (x) => {
   a = x;
   setup(x);
@@ -533,7 +533,12 @@ export default function (pi: ExtensionAPI) {
   (<ExtensionAPI>pi).registerCommand("x", {});
   options.pi.appendEntry("x", {});
   relay(pi);
+  pi!.registerShortcut("ctrl+k", {});
+  const viaArrow = (given) => { const kept = given; kept.setModel(m); };
+  viaArrow(pi);
+  none(pi);
 }
+function none() {}
 """
     relay = """\
 export function* relay(api) { api.sendMessage({}); }
@@ -542,7 +547,8 @@ export function* relay(api) { api.sendMessage({}); }
                          "1.0.0", table())
     assert [(u.lever, u.file, u.line) for u in report.levers] == [
         ("turn_start", "index.ts", 3), ("model_select", "index.ts", 5), ("registerTool", "index.ts", 6),
-        ("registerCommand", "index.ts", 7), ("appendEntry", "index.ts", 8), ("sendMessage", "relay.ts", 1)]
+        ("registerCommand", "index.ts", 7), ("appendEntry", "index.ts", 8), ("registerShortcut", "index.ts", 10),
+        ("setModel", "index.ts", 11), ("sendMessage", "relay.ts", 1)]
     assert report.unresolved == (("index.ts", 4),)  # a template with a substitution is not guessed
 
 
