@@ -150,10 +150,15 @@ TESTS = {
     "generator/citations/replay.py": ["tests/test_replay.py"],
     "generator/probes/install.py": ["tests/test_probe_sandbox.py", "tests/test_probe.py", "tests/test_bad_inputs.py"],
     "generator/probes/sandbox.py": ["tests/test_probe_sandbox.py", "tests/test_probe.py", "tests/test_bad_inputs.py"],
-    # the demo site built (each entry one hit, no code, its ID first) and the shaping on its own
-    "generator/site/search_index.py": [f"tests/test_site_build.py::{name}" for name in (
+    # an entry's hit, the forms of its words and the index file (test_search_index.py), the words as
+    # Material's search splits them, and the demo site built (each entry one hit, no code, its ID first)
+    "generator/site/search_index.py": ["tests/test_search_index.py", *(f"tests/test_site_build.py::{name}" for name in (
         "test_the_search_index_has_one_hit_per_entry_and_no_code",
-        "test_shaping_the_search_index_keeps_each_id_on_its_own_page")],
+        "test_shaping_the_search_index_keeps_each_id_on_its_own_page",
+        "test_the_stop_words_are_the_ones_material_search_leaves_out_of_the_index",
+        "test_search_words_are_split_as_materials_search_splits_them",
+        "test_a_word_family_holds_the_forms_a_reader_types",
+        "test_an_entry_hit_carries_the_other_forms_of_its_words_where_they_weigh_as_its_own"))],
     "generator/citations/leads.py": ["tests/test_leads.py"],
     "generator/extensions/levers.py": ["tests/test_levers.py"],
     "generator/extensions/patterns.py": ["tests/test_levers.py"],

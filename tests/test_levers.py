@@ -3,6 +3,7 @@ assertions, real packages from the npm registry (fetched at test time, as pi is)
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -28,7 +29,9 @@ def registry_cache(request: pytest.FixtureRequest, pi_cache: Path, monkeypatch: 
         monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
 
 
+@functools.lru_cache(maxsize=None)
 def table():
+    # read once: the map is the same for every test here, and a mutation run reads it for each mutant
     return load_maps(DECISIONS, editions=False)[0].levers
 
 
@@ -261,6 +264,306 @@ export default function (pi: ExtensionAPI) {
     assert [(u.lever, u.kind, u.line, u.decisions) for u in report.levers] == [
         ("registerMessageRenderer", "api", 3, ()), ("registerToolRenderer", "api", 4, ()),
         ("puppeteer.launch", "process", 5, ())]
+
+
+def test_names_that_may_hold_the_api_a_context_or_a_process_call_through_a_choice_are_followed(tmp_path):
+    index = """\
+const cp = require("node:child_process");
+const { spawn: run, exec } = require("child_process");
+export default function (pi: ExtensionAPI) {
+  const api = ready ? undefined : pi;
+  api.registerTool({ name: "a" });
+  const start = options.start || run;
+  start("gh", []);
+  const maybe = enabled && exec;
+  maybe("ls");
+  pi.on("input", async (event, ctx) => {
+    const c = ctx;
+    c.abort();
+    const { ui: u, hasUI } = ctx;
+    await u.confirm("go?", "really");
+    hasUI.select("not pi's UI");
+  });
+  const { registerShortcut = undefined } = pi;
+  registerShortcut("ctrl+x", {});
+  cp.fork("worker.js");
+  const first = run ?? fallback;
+  first("git", []);
+  pi.on("context", (event, ctx) => { const { pi: notApi } = ctx; notApi.setModel(m); });
+  holder.api = pi;
+  class Other { go() { this.api.setModel(m); } }
+}
+"""
+    # `a && b` holds `b` only when `a` is truthy; a choice (`?:`, `||`, `??`) may hold either side
+    assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
+        ("registerTool", 5), ("child_process.spawn", 7), ("input", 10), ("ctx.abort", 12), ("ctx.ui.confirm", 14),
+        ("registerShortcut", 18), ("child_process.fork", 19), ("child_process.spawn", 21), ("context", 22)]
+    # a context's `pi` property is not the API, nor is `this.api` of a class because `holder.api` holds it
+
+
+def test_event_names_held_by_constants_loops_and_wrappers_are_found(tmp_path):
+    index = """\
+import "./polyfill";
+const EVENTS = ["session_start", "session_shutdown"];
+const TURN = "turn_end";
+export default function (pi: ExtensionAPI) {
+  for (const name of EVENTS) pi.on(name, () => {});
+  for (const other of ["a", "b"]) pi.on(TURN, () => {});
+  const watch = (event: string) => pi.on(event, () => {});
+  watch(TURN);
+  const hooks = { listen: function (event) { pi.on(event, () => {}); } };
+  hooks.listen("input");
+  helpers.attach = function (n) { pi.on(n, () => {}); };
+  helpers.attach("context");
+  console.log("not an event", "x");
+  [1].forEach(function (event) { pi.on(event, () => {}); });
+  for (const name of [computed, "input"]) pi.on(name, () => {});
+}
+"""
+    report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index, "polyfill.ts": ""}), "x",
+                         "1.0.0", table())
+    assert [(u.lever, u.line) for u in report.levers] == [
+        ("session_shutdown", 5), ("session_start", 5), ("turn_end", 6), ("turn_end", 8), ("input", 10),
+        ("context", 12)]
+    # the event of a function with no name cannot be followed to its callers: reported, not guessed
+    assert report.unresolved == (("index.ts", 14), ("index.ts", 15))
+
+
+def test_a_default_import_called_is_its_module_and_a_bound_process_call_runs_nothing_yet(tmp_path):
+    index = """\
+import fetchUrl from "node-fetch";
+import { /* the shell */ spawn } from "node:child_process";
+import type { Ui } from "./types";
+export default function (pi: ExtensionAPI) {
+  fetchUrl("https://example.com");
+  const git = spawn.bind(null, "git");
+  spawn("ls");
+  function ask({ ui: screen, pi: api }) { screen.select("t", ["a"]); api.setModel(m); }
+}
+"""
+    assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
+        ("fetch", 5), ("child_process.spawn", 7), ("ctx.ui.select", 8), ("setModel", 8)]
+
+
+def test_with_no_row_in_the_lever_table_a_lever_is_a_process_or_a_network_call_by_its_module(tmp_path):
+    index = """\
+import { execa } from "execa";
+import spawn from "cross-spawn";
+import puppeteer from "puppeteer";
+import { spawnSync } from "node:child_process";
+export default function (pi: ExtensionAPI) {
+  execa("gh");
+  spawn("gh");
+  puppeteer.launch();
+  spawnSync("gh");
+  fetch("https://example.com");
+  pi.registerTool({ name: "t" });
+  https.get("https://example.com");
+  pi.on("session_start", () => {});
+  function listen(name) { pi.on(name, () => {}); }
+  listen("turn_end");
+}
+"""
+    index = 'import * as https from "node:https";\n' + index
+    report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index}), "x", "1.0.0", ())
+    assert [(u.lever, u.kind, u.line, u.decisions) for u in report.levers] == [
+        ("execa", "process", 7, ()), ("cross-spawn", "process", 8, ()), ("puppeteer.launch", "process", 9, ()),
+        ("child_process.spawnSync", "process", 10, ()), ("fetch", "network", 11, ()), ("https.get", "network", 13, ()),
+        ("session_start", "event", 14, ()), ("turn_end", "event", 16, ())]  # an API call needs its row
+    # `levers --json`: each lever with its kind, file, line and decisions
+    rows = {row.lever: row for row in table()}
+    tool = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index}), "x", "1.0.0", table())
+    assert [u.as_json() for u in tool.levers if u.lever == "registerTool"] == [
+        {"lever": "registerTool", "kind": "api", "file": "index.ts", "line": 12,
+         "decisions": list(rows["registerTool"].decisions)}]
+
+
+def test_the_api_kept_in_a_class_field_aliased_late_or_handed_to_a_local_function_is_found(tmp_path):
+    index = """\
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+class Recorder {
+  private api: ExtensionAPI;
+  private host;
+  constructor(host) { this.host = host; this.host.appendEntry("y", {}); }
+  save() { this.api.appendEntry("x", {}); }
+}
+function later() { const c = b; c.registerTool({ name: "late" }); }
+const b = a;
+let a;
+function setup(given) { const inner = given; inner.registerCommand("x", {}); }
+function handle(hc, n) { const held = hc; held.abort(); }
+export default (x) => {
+  a = x;
+  setup(x);
+  x.on("input", (event, ctx) => handle(ctx, 1));
+  const { exec, on: listen } = x;
+  exec("ls", []);
+  listen("agent_end", () => {});
+  class Holder { constructor(p) { this.p = x; } run() { this.p.sendMessage({}); } }
+};
+function optional(cx?: ExtensionContext, ui?: Pick<ExtensionUIContext, "input">) { cx?.abort(); ui.input("t"); }
+function typedApi(api: Readonly<ExtensionAPI>, part: Partial<ExtensionAPI>, holder: { pi: ExtensionAPI }) {
+  api.setModel(m);
+  part.setModel(m);
+  holder.setModel(m);
+}
+"""
+    # a name is taken to hold the API wherever in the file it is given it: `c` through `b` and `a`,
+    # assigned after the function that uses it; `this.host` is some other object
+    assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
+        ("appendEntry", 6), ("registerTool", 8), ("registerCommand", 11), ("ctx.abort", 12), ("input", 16),
+        ("pi.exec", 18), ("agent_end", 19), ("sendMessage", 20), ("ctx.abort", 22), ("ctx.ui.input", 22),
+        ("setModel", 24), ("setModel", 25)]  # `holder` holds the API; it is not the API
+
+
+def test_a_context_handed_to_another_files_function_and_a_wrapper_of_a_wrapper_are_followed(tmp_path):
+    index = """\
+import { onInput, forward, none } from "./handlers";
+export default function (pi: ExtensionAPI) {
+  pi.on("input", async (event, ctx) => onInput(event, ctx));
+  function subscribe(name, handler) { pi.on(name, handler); }
+  function relay(n) { subscribe(n, () => {}); }
+  relay("tool_result");
+  forward(pi, 2);
+  none(pi);
+}
+"""
+    handlers = """\
+export function onInput(event, c) { c.abort(); }
+export function forward(api, n) { api.registerTool({ name: "t" }); }
+export function none() { return 1; }
+"""
+    assert found(tmp_path, {"index.ts": index, "handlers.ts": handlers}) == [
+        ("ctx.abort", "handlers.ts", 1), ("registerTool", "handlers.ts", 2), ("input", "index.ts", 3),
+        ("tool_result", "index.ts", 6)]
+
+
+def test_network_constructors_promisified_processes_and_methods_taken_but_not_called(tmp_path):
+    index = """\
+import WS from "ws";
+import { exec } from "node:child_process";
+import { promisify } from "node:util";
+import * as undici from "undici";
+export default function (pi: ExtensionAPI) {
+  new WS("wss://example.com");
+  new EventSource("https://example.com/events");
+  new Map();
+  const run = promisify(exec);
+  const wait = promisify(setTimeout);
+  const subscribe = pi.on;
+  const bus = pi.events;
+  const tool = (pi.registerTool as any);
+  const held = pi.sendMessage!;
+  (typeof pi.appendEntry === "function" ? pi.appendEntry : undefined)?.call(pi, "x", {});
+  const send = pi.sendUserMessage;
+  send.apply(pi, ["go"]);
+  undici.stream("u");
+  pi.registerTool({ name: "a" }); pi.registerTool({ name: "b" });
+  pi.registerTool({
+    name: "c",
+  });
+  (ready ? send : undefined).call(pi, "now");
+  (ready ? undefined : send).apply(pi, ["later"]);
+}
+function viaType(client: typeof import("node:https")) { return client.get("u"); }
+"""
+    report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index}), "x", "1.0.0", table())
+    assert [(u.lever, u.kind, u.line) for u in report.levers] == [
+        ("WebSocket", "network", 6), ("EventSource", "network", 7), ("child_process.exec", "process", 9),
+        ("registerTool", "api", 13), ("sendMessage", "api", 14), ("appendEntry", "api", 15),
+        ("sendUserMessage", "api", 16), ("sendUserMessage", "api", 17), ("undici.stream", "network", 18),
+        ("registerTool", "api", 19), ("registerTool", "api", 20), ("sendUserMessage", "api", 23),
+        ("sendUserMessage", "api", 24), ("https.get", "network", 26)]
+    # two calls on one line are one use; a call over three lines is cited to its last line
+    assert [(u.line, u.last) for u in report.levers if u.lever == "registerTool"] == [(13, 13), (19, 19), (20, 22)]
+
+
+def test_a_javascript_extension_is_read_by_its_parameters_names(tmp_path):
+    index = """\
+import { attach } from "./attach.js";
+import { later } from "./later.js";
+export default function setup(host) {
+  host.registerTool({ name: "t" });
+  attach(host);
+}
+"""
+    attach = """\
+export function attach(api) {
+  api.on("input", ctx => ctx.abort());
+}
+"""
+    later = """\
+export function later(pi) {
+  pi.on("agent_end", function (event, ctx) { ctx.ui.confirm("again?", "run it again"); });
+}
+"""
+    manifest = json.dumps({"name": "x", "pi": {"extensions": ["./index.js"]}})
+    files = {"package.json": manifest, "index.js": index, "attach.js": attach, "later.js": later}
+    report = read_levers(package(tmp_path, files), "x", "1.0.0", table())
+    # JavaScript has no types: the default export's first parameter is the API (and what it is handed
+    # to), and elsewhere `pi` and `ctx` are taken at their names
+    assert [(u.lever, u.file, u.line) for u in report.levers] == [
+        ("ctx.abort", "attach.js", 2), ("input", "attach.js", 2), ("registerTool", "index.js", 4),
+        ("agent_end", "later.js", 2), ("ctx.ui.confirm", "later.js", 2)]
+
+
+def test_wrappers_with_a_bare_an_optional_a_defaulted_or_a_commented_parameter_and_the_ui_by_type_or_name(tmp_path):
+    index = """\
+import { withDefault } from "./defaults.js";
+import { plain } from "./plain";
+export default function (pi: ExtensionAPI) {
+  const watch = ev => pi.on(ev, () => {});
+  watch("input");
+  function maybe(ev?: string) { pi.on(ev, () => {}); }
+  maybe("agent_start");
+  function noted(/* the event */ ev: string) { pi.on(ev, () => {}); }
+  noted("turn_end");
+  withDefault(pi);
+}
+function direct(screen: ExtensionUIContext) { return screen.select("t", ["a"]); }
+"""
+    defaults = """\
+export function withDefault(pi) {
+  function listen(ev = "context") { pi.on(ev, () => {}); }
+  listen("tool_call");
+}
+"""
+    plain = """\
+export function plain(ui) { return ui.editor("t", ""); }
+"""
+    assert found(tmp_path, {"index.ts": index, "defaults.js": defaults, "plain.ts": plain}) == [
+        ("tool_call", "defaults.js", 3), ("input", "index.ts", 5), ("agent_start", "index.ts", 7),
+        ("turn_end", "index.ts", 9), ("ctx.ui.select", "index.ts", 12), ("ctx.ui.editor", "plain.ts", 1)]
+
+
+def test_template_names_comments_in_calls_type_assertions_and_generators(tmp_path):
+    index = """\
+import { relay } from "./relay";
+export default function (pi: ExtensionAPI) {
+  pi.on(`turn_start`, () => {});
+  pi.on(`${prefix}_end`, () => {});
+  pi.on(/* the event */ "model_select", () => {});
+  (pi satisfies ExtensionAPI).registerTool({ name: "a" });
+  (<ExtensionAPI>pi).registerCommand("x", {});
+  options.pi.appendEntry("x", {});
+  relay(pi);
+  pi!.registerShortcut("ctrl+k", {});
+  const viaArrow = (given) => { const kept = given; kept.setModel(m); };
+  viaArrow(pi);
+  none(pi);
+}
+function none() {}
+"""
+    relay = """\
+export function* relay(api) { api.sendMessage({}); }
+"""
+    report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index, "relay.ts": relay}), "x",
+                         "1.0.0", table())
+    assert [(u.lever, u.file, u.line) for u in report.levers] == [
+        ("turn_start", "index.ts", 3), ("model_select", "index.ts", 5), ("registerTool", "index.ts", 6),
+        ("registerCommand", "index.ts", 7), ("appendEntry", "index.ts", 8), ("registerShortcut", "index.ts", 10),
+        ("setModel", "index.ts", 11), ("sendMessage", "relay.ts", 1)]
+    assert report.unresolved == (("index.ts", 4),)  # a template with a substitution is not guessed
 
 
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():

@@ -411,7 +411,8 @@ def _unwrap(node: tree_sitter.Node) -> tree_sitter.Node:
     """Through `as …`, `!`, parentheses, `satisfies` and `await`."""
     while node.type in ("as_expression", "non_null_expression", "parenthesized_expression", "satisfies_expression",
                         "await_expression", "type_assertion") and node.named_children:
-        node = node.named_children[0]
+        # `<T>x` holds its type first and the expression last; the others hold the expression first
+        node = node.named_children[-1 if node.type == "type_assertion" else 0]
     return node
 
 
@@ -595,18 +596,20 @@ def _calls(code: ParsedFile, scope: _Scope, rows: dict[str, LeverRow]):
                     yield node, "pi.exec", "process"
                 elif method != "on" and method in rows and rows[method].kind == "api":
                     yield node, method, "api"
+            # promisify(exec): the call made through it runs the process (promisify imported from
+            # util, as it usually is, or a global of the extension's own)
+            elif name == "promisify" and scope.modules.get(name, ("util", "promisify")) == ("util", "promisify"):
+                args = _args(node)
+                if args and _text(args[0]) in scope.modules:
+                    lever = _module_lever(scope.modules[_text(args[0])], None)
+                    if lever:
+                        yield node, lever, _kind(lever, rows)
             elif name in scope.modules:
                 lever = _module_lever(scope.modules[name], None)
                 if lever:
                     yield node, lever, _kind(lever, rows)
             elif name in _GLOBAL_CALLS:
                 yield node, _GLOBAL_CALLS[name], "network"
-            elif name == "promisify":  # promisify(exec): the call made through it runs the process
-                args = _args(node)
-                if args and _text(args[0]) in scope.modules:
-                    lever = _module_lever(scope.modules[_text(args[0])], None)
-                    if lever:
-                        yield node, lever, _kind(lever, rows)
 
 
 def _module_lever(imported: tuple[str, str] | None, member: str | None) -> str | None:
