@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import git
 import pytest
 
-from conftest import ROOT, assert_clean_failure, entry_yaml, make_project, run_cli, run_main
+from conftest import ACTOR, ROOT, assert_clean_failure, entry_yaml, make_project, run_cli, run_main
 
 # A session that emits an event, reads a setting and an environment variable; a runner that calls
 # the session's check, an extension that handles the event, and a type that only names it.
@@ -173,6 +174,147 @@ def test_bump_lists_the_leads_new_at_the_target_for_entries_whose_code_changed(t
     assert "src/runner.ts" not in block  # a caller already there at 1
     assert "A2:" not in block  # its code did not change
     assert lines[-1].startswith("demo: pinned at 2")
+
+
+def test_each_lead_s_place_wording_and_rank(demo, capsys):
+    """The whole list a reviewer reads, in order: a caller in the cited function's own file first, then
+    the rest by how much each shares; a place the entry cites (runner.ts:4 for A3) is left out, and
+    the rest of a cited file (runner.ts) then ranks above the other files."""
+    run = run_main(capsys, "leads", "A1", "A3", "--decisions", demo.decisions, "--quiet", "--limit", "0")
+    assert run.code == 0, run.stderr
+    assert run.stdout.splitlines()[2:] == [
+        "A1: 5 lead(s): Who decides A1?",
+        "   1. src/session.ts:12   also calls check, a function the entry cites (in Session.again)",
+        "   2. src/runner.ts:4     also calls check, a function the entry cites (in runOne)",
+        "   3. src/runner.ts:8     also reads or writes the callLimit setting (in limits)",
+        "   4. src/runner.ts:12    also reads or sets DEMO_AGENT_HOME (in home)",
+        '   5. src/extension.ts:2  also emits or handles "tool_call"',
+        "",
+        "A3: 4 lead(s): Who decides A3?",
+        "   1. src/runner.ts:8     also reads or writes the callLimit setting (in limits)",
+        "   2. src/runner.ts:12    also reads or sets DEMO_AGENT_HOME (in home)",
+        "   3. src/session.ts:12   also calls check, a function the entry cites (in Session.again)",
+        '   4. src/extension.ts:2  also emits or handles "tool_call"']
+
+
+# A gate whose cited check calls a private method, a built-in, a long property and a short one, and
+# emits an event; the rest of the file emits another event. The hooks around it name the same things,
+# some only as a type.
+GATE = """\
+export class Gate {
+  #decide(call: string): boolean {
+    return call.length > 0;
+  }
+
+  check(call: string, options: GateOptions): boolean {
+    const verdict = this.#decide(call);
+    const copy = structuredClone(options);
+    const order = call.localeCompare(options.toolCallMode) + copy.callCount;
+    this.events.emit("gate_opened", order);
+    return verdict;
+  }
+
+  later(): void {
+    this.events.emit("gate_closed");
+  }
+
+  recheck(call: string): boolean {
+    return this.#decide(call);
+  }
+}
+"""
+
+HOOKS = """\
+interface GateEvent {
+  type: "gate_opened";
+}
+
+export function openedEvent(): GateEvent {
+  return { type: "gate_opened" as const };
+}
+
+export function onClose(bus: Bus): void {
+  bus.on("gate_closed", () => undefined);
+}
+
+export function modeOf(mode: Mode): string {
+  const count = mode.callCount;
+  const chosen = mode.toolCallMode;
+  return chosen + count;
+}
+
+export function cloned(mode: Mode): Mode {
+  return structuredClone(mode);
+}
+
+export function sorted(names: string[]): string[] {
+  return names.sort((a, b) => a.localeCompare(b));
+}
+
+export function counted(mode: Mode): number {
+  return mode.callCount;
+}
+"""
+
+GATE_TREE = {"src/core/gate.ts": GATE, "src/core/hooks.ts": HOOKS,
+             # a file that names nothing a lead could follow
+             "src/core/limits.ts": "export const LIMIT = 3;\n",
+             # one mode calls a function another mode's file declares
+             "src/modes/json-mode.ts": "export function runJson(out: Output): void {\n  flushOutput(out);\n}\n",
+             "src/modes/text-mode.ts": "// text mode writes as it goes\n\nexport function flushOutput(out: Output): void {"
+                                       "\n  out.end();\n}\n"}
+
+
+@pytest.fixture
+def gate(tmp_path):
+    entries = {"G1": entry_yaml("G1", [("src/core/gate.ts", "7-11")]),
+               "G2": entry_yaml("G2", [("src/core/gate.ts", "2-4")]),
+               "G3": entry_yaml("G3", [("src/modes/json-mode.ts", "2")]),
+               "G4": entry_yaml("G4", [("src/core/limits.ts", "1")])}
+    project = make_project(tmp_path, {"1": GATE_TREE}, entries)
+    # a file in Latin-1, not UTF-8 (a byte no UTF-8 text has, in a string): read, not a failure
+    (project.upstream / "src/core/banner.ts").write_bytes(b'export function banner(): string {\n'
+                                                          b'  return "caf\xe9 gate_opened";\n}\n')
+    repo = git.Repo(project.upstream)
+    repo.index.add(["src/core/banner.ts"])
+    repo.create_tag("v1", ref=repo.index.commit("version 1, with a Latin-1 file", author=ACTOR, committer=ACTOR),
+                    force=True)
+    return project
+
+
+def leads_json(capsys, project, *ids: str) -> dict[str, list[tuple[str, int, str, str]]]:
+    run = run_main(capsys, "leads", *ids, "--decisions", project.decisions, "--format", "json", "--quiet",
+                   "--limit", "0")
+    assert run.code == 0, run.stderr
+    found: dict[str, list[tuple[str, int, str, str]]] = {i: [] for i in ids}
+    for lead in run.json()["leads"]:
+        found[lead["id"]].append((lead["file"], lead["line"], lead["symbol"], lead["why"]))
+    return found
+
+
+def test_what_the_cited_code_names_and_what_it_does_not(gate, capsys):
+    """G1 cites the body of `check`. Its event is a lead where it is a value (`as const` too), not in
+    the interface that names it as a type; its long property (twelve letters) is one, the short one
+    (`callCount`) is not; its private method's other caller is one; built-ins it calls
+    (`structuredClone`, `localeCompare`) link to nothing, nor does the event the uncited `later`
+    emits. A lead inside a `const` names the function it is in."""
+    assert leads_json(capsys, gate, "G1")["G1"] == [
+        ("src/core/hooks.ts", 6, '"gate_opened"', 'also emits or handles "gate_opened" (in openedEvent)'),
+        ("src/core/hooks.ts", 15, "toolCallMode", "also uses toolCallMode, as the cited code does (in modeOf)"),
+        ("src/core/gate.ts", 19, "#decide", "also calls #decide, which the cited code calls (in Gate.recheck)")]
+
+
+def test_a_cited_private_method_s_callers_and_another_mode_s_declaration(gate, capsys):
+    found = leads_json(capsys, gate, "G2", "G3", "G4")
+    # both callers of the cited `#decide` (private: the `#` is part of its name), in order
+    assert found["G2"] == [
+        ("src/core/gate.ts", 7, "#decide", "also calls #decide, a function the entry cites (in Gate.check)"),
+        ("src/core/gate.ts", 19, "#decide", "also calls #decide, a function the entry cites (in Gate.recheck)")]
+    # the JSON mode calls what the text mode's file declares: the declaration's own line
+    assert found["G3"] == [("src/modes/text-mode.ts", 3, "flushOutput",
+                            "text-mode's version: also flushOutput (in flushOutput)")]
+    # a cited line that names nothing: no lead, and no failure
+    assert found["G4"] == []
 
 
 # --- pi's real tree at 1.6.0 ----------------------------------------------------------------------
