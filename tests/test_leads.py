@@ -135,6 +135,17 @@ def test_the_text_says_how_the_list_is_ranked_and_capped(demo, capsys):
     assert len(everything.json()["leads"]) > 2
 
 
+def test_a_setting_read_through_an_accessor_is_the_settings_own_line(tmp_path, capsys):
+    """`getCallLimit` called on a cache is not the setting; the next line, on the settings, is."""
+    cache = ("export function cached(cache: Cache, settings: Settings): number {\n"
+             "  const a = cache.getCallLimit();\n  const b = settings.getCallLimit();\n  return a + b;\n}\n")
+    p = make_project(tmp_path, {"1": {**TREE, "src/cache.ts": cache}},
+                     {"A1": entry_yaml("A1", [("src/session.ts", "2-9")])})
+    run = run_main(capsys, "leads", "--decisions", p.decisions, "--format", "json", "--quiet")
+    assert [(lead["line"], lead["symbol"], lead["why"]) for lead in run.json()["leads"]
+            if lead["file"] == "src/cache.ts"] == [(3, "callLimit", "also reads or writes the callLimit setting (in cached)")]
+
+
 def test_the_best_linked_function_comes_first(demo, capsys):
     """The runner's `runOne` calls the cited method (a caller weighs most); the first lead of A1 is
     a caller of `check`, not the environment variable read in `home`."""
@@ -315,6 +326,66 @@ def test_a_cited_private_method_s_callers_and_another_mode_s_declaration(gate, c
                             "text-mode's version: also flushOutput (in flushOutput)")]
     # a cited line that names nothing: no lead, and no failure
     assert found["G4"] == []
+
+
+# Thirty one-line callers of a function, for the caps (seventeen more at 2), and two small files whose
+# cited code is next to, or shares its function with, a place that calls what it calls.
+CALLS = "".join(f"export function c{n:02}(): boolean {{ return decide({n}); }}\n" for n in range(1, 31))
+MORE = "".join(f"export function n{n:02}(): boolean {{ return decide({n}); }}\n" for n in range(1, 18))
+DECIDE = "export function decide(x: number): boolean {\n  return x > 0;\n}\n"
+PASS = """\
+export function pass(x: number): boolean {
+  return x > 0;
+}
+export function gate(x: number): boolean {
+  const first = pass(x);
+  const second = pass(-x);
+  return first && second && pass(0);
+}
+"""
+ORDER = """\
+export function pick(x: number): number {
+  return x;
+}
+export const early = () => pick(0);
+export function chooser(x: number): number {
+  return pick(x) + 1;
+}
+export const late = () => pick(9);
+"""
+
+
+def test_the_default_cap_grows_with_the_citations(tmp_path, capsys):
+    """Eight citations: sixteen leads shown by default (two per citation), not fifteen."""
+    p = make_project(tmp_path, {"1": {"src/decide.ts": DECIDE, "src/calls.ts": CALLS}},
+                     {"B5": entry_yaml("B5", [("src/calls.ts", str(n)) for n in range(1, 9)])})
+    run = run_main(capsys, "leads", "--decisions", p.decisions, "--quiet")
+    assert run.code == 0, run.stderr
+    assert "B5: 16 of 22 lead(s): Who decides B5?" in run.stdout.splitlines()
+    assert sum(line.startswith("  ") for line in run.stdout.splitlines()) == 16
+
+
+def test_bump_compares_the_lines_each_citation_covered_at_each_version(tmp_path, capsys):
+    """At 2, `gate` calls `pass` once more above its cited lines: a new lead (its calls at 1 were all
+    cited). `early` and `late`, right above and below `chooser`'s cited lines, were leads at 1 too: not
+    new. `decide` gains seventeen callers at 2 and had thirty at 1: only the seventeen are new, the best
+    fifteen shown. B5's code did not change: it gets no new leads, though `decide` has new callers."""
+    v1 = {"src/decide.ts": DECIDE, "src/calls.ts": CALLS, "src/pass.ts": PASS, "src/order.ts": ORDER}
+    v2 = {"src/decide.ts": "// moved\n" + DECIDE, "src/calls.ts": CALLS, "src/more.ts": MORE,
+          "src/pass.ts": PASS.replace("  const first", "  if (x === 1) return pass(1);\n  const first"),
+          "src/order.ts": "// moved\n" + ORDER}
+    p = make_project(tmp_path, {"1": v1, "2": v2},
+                     {"B1": entry_yaml("B1", [("src/pass.ts", "5-7")]),
+                      "B2": entry_yaml("B2", [("src/order.ts", "5-7")]),
+                      "B4": entry_yaml("B4", [("src/decide.ts", "1-3")]),
+                      "B5": entry_yaml("B5", [("src/calls.ts", str(n)) for n in range(1, 9)])})
+    run = run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    assert run.code == 0, run.stdout + run.stderr
+    block = run.stdout.split("new leads at 2 for the entries whose code changed")[1].strip("\n").splitlines()[2:-1]
+    assert block == ["B1: Who decides B1?", "  src/pass.ts:5  also calls pass, which the cited code calls (in gate)",
+                     "B4: Who decides B4? (best 15 of 17)",
+                     *(f"  src/more.ts:{n}  also calls decide, a function the entry cites (in n{n:02})"
+                       for n in range(1, 16))]
 
 
 # --- pi's real tree at 1.6.0 ----------------------------------------------------------------------
