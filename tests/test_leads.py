@@ -271,7 +271,8 @@ GATE_TREE = {"src/core/gate.ts": GATE, "src/core/hooks.ts": HOOKS,
              # a file that names nothing a lead could follow
              "src/core/limits.ts": "export const LIMIT = 3;\n",
              # one mode calls a function another mode's file declares
-             "src/modes/json-mode.ts": "export function runJson(out: Output): void {\n  flushOutput(out);\n}\n",
+             "src/modes/json-mode.ts": "export function runJson(out: Output): void {\n  flushOutput(out);\n}\n\n"
+                                       "export function endJson(out: Output): void {\n  flushOutput(out);\n}\n",
              "src/modes/text-mode.ts": "// text mode writes as it goes\n\nexport function flushOutput(out: Output): void {"
                                        "\n  out.end();\n}\n"}
 
@@ -321,11 +322,43 @@ def test_a_cited_private_method_s_callers_and_another_mode_s_declaration(gate, c
     assert found["G2"] == [
         ("src/core/gate.ts", 7, "#decide", "also calls #decide, a function the entry cites (in Gate.check)"),
         ("src/core/gate.ts", 19, "#decide", "also calls #decide, a function the entry cites (in Gate.recheck)")]
-    # the JSON mode calls what the text mode's file declares: the declaration's own line
+    # the JSON mode calls what the text mode's file declares: the declaration's own line; the same
+    # call elsewhere in the JSON mode's own file is a call, not another mode's version
     assert found["G3"] == [("src/modes/text-mode.ts", 3, "flushOutput",
-                            "text-mode's version: also flushOutput (in flushOutput)")]
+                            "text-mode's version: also flushOutput (in flushOutput)"),
+                           ("src/modes/json-mode.ts", 6, "flushOutput",
+                            "also calls flushOutput, which the cited code calls (in endJson)")]
     # a cited line that names nothing: no lead, and no failure
     assert found["G4"] == []
+
+
+# Functions that are values: a constant, a class field (TypeScript's and JavaScript's) and an object's
+# property, each called from elsewhere.
+ARROWS = """\
+export const viaConst = (x: number): boolean => x > 0;
+export class Holder {
+  viaField = (x: number): boolean => x > 1;
+}
+export const table = {
+  viaPair: (x: number): boolean => x > 2,
+};
+"""
+LEGACY = "export class Legacy {\n  viaJsField = (x) => x > 3;\n}\n"
+USERS = """\
+export function useAll(holder: Holder, legacy: Legacy): boolean {
+  return viaConst(1) && holder.viaField(2) && table.viaPair(3) && legacy.viaJsField(4);
+}
+"""
+
+
+def test_a_cited_function_that_is_a_value_has_its_callers_as_leads(tmp_path, capsys):
+    p = make_project(tmp_path, {"1": {"src/arrows.ts": ARROWS, "src/legacy.js": LEGACY, "src/users.ts": USERS}},
+                     {"C1": entry_yaml("C1", [("src/arrows.ts", "1")]), "C2": entry_yaml("C2", [("src/arrows.ts", "3")]),
+                      "C3": entry_yaml("C3", [("src/arrows.ts", "6")]), "C4": entry_yaml("C4", [("src/legacy.js", "2")])})
+    found = leads_json(capsys, p, "C1", "C2", "C3", "C4")
+    assert found == {entry: [("src/users.ts", 2, name, f"also calls {name}, a function the entry cites (in useAll)")]
+                     for entry, name in (("C1", "viaConst"), ("C2", "viaField"), ("C3", "viaPair"),
+                                         ("C4", "viaJsField"))}
 
 
 # Thirty one-line callers of a function, for the caps (seventeen more at 2), and two small files whose
