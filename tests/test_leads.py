@@ -135,15 +135,35 @@ def test_the_text_says_how_the_list_is_ranked_and_capped(demo, capsys):
     assert len(everything.json()["leads"]) > 2
 
 
-def test_a_setting_read_through_an_accessor_is_the_settings_own_line(tmp_path, capsys):
-    """`getCallLimit` called on a cache is not the setting; the next line, on the settings, is."""
-    cache = ("export function cached(cache: Cache, settings: Settings): number {\n"
-             "  const a = cache.getCallLimit();\n  const b = settings.getCallLimit();\n  return a + b;\n}\n")
-    p = make_project(tmp_path, {"1": {**TREE, "src/cache.ts": cache}},
-                     {"A1": entry_yaml("A1", [("src/session.ts", "2-9")])})
-    run = run_main(capsys, "leads", "--decisions", p.decisions, "--format", "json", "--quiet")
-    assert [(lead["line"], lead["symbol"], lead["why"]) for lead in run.json()["leads"]
-            if lead["file"] == "src/cache.ts"] == [(3, "callLimit", "also reads or writes the callLimit setting (in cached)")]
+CACHE = """\
+export function cached(cache: Cache, settings: Settings): number {
+  const a = cache.getCallLimit();
+  const b = settings.getCallLimit();
+  const c = cache.getCallLimit();
+  return a + b + c;
+}
+"""
+ENV = "export function offline(): boolean {\n  return readEnv(\"DEMO_AGENT_HOME\") !== undefined;\n}\n"
+
+
+def test_settings_and_environment_variables_however_they_are_read(tmp_path, capsys):
+    """A setting read through its accessor, on the settings (not `getCallLimit` on a cache), or as the
+    settings object's property; an environment variable read from `process.env` or named in a string."""
+    p = make_project(tmp_path, {"1": {**TREE, "src/cache.ts": CACHE, "src/env.ts": ENV}},
+                     {"A1": entry_yaml("A1", [("src/session.ts", "2-9")]),
+                      "S1": entry_yaml("S1", [("src/runner.ts", "8")]), "S2": entry_yaml("S2", [("src/env.ts", "2")]),
+                      "S3": entry_yaml("S3", [("src/cache.ts", "4")])})
+    found = leads_json(capsys, p, "A1", "S1", "S2", "S3")
+    setting = "also reads or writes the callLimit setting"
+    assert [lead for lead in found["A1"] if lead[0] == "src/cache.ts"] == [
+        ("src/cache.ts", 3, "callLimit", f"{setting} (in cached)")]
+    assert found["S1"] == [("src/cache.ts", 3, "callLimit", f"{setting} (in cached)"),  # a tie: by file
+                           ("src/session.ts", 6, "callLimit", f"{setting} (in Session.check)")]
+    env = "also reads or sets DEMO_AGENT_HOME"
+    assert found["S2"] == [("src/runner.ts", 12, "DEMO_AGENT_HOME", f"{env} (in home)"),
+                           ("src/session.ts", 7, "DEMO_AGENT_HOME", f"{env} (in Session.check)")]
+    # `getCallLimit` on a cache, below a settings read of the same name: nothing to follow
+    assert found["S3"] == []
 
 
 def test_the_best_linked_function_comes_first(demo, capsys):
@@ -220,7 +240,7 @@ export class Gate {
   check(call: string, options: GateOptions): boolean {
     const verdict = this.#decide(call);
     const copy = structuredClone(options);
-    const order = call.localeCompare(options.toolCallMode) + copy.callCount;
+    const order = call.localeCompare(options.toolCallMode) + copy.callCount + this.settings.size();
     this.events.emit("gate_opened", order);
     return verdict;
   }
@@ -265,6 +285,10 @@ export function sorted(names: string[]): string[] {
 export function counted(mode: Mode): number {
   return mode.callCount;
 }
+
+export function guard(gate: Gate): boolean {
+  return gate.check("x", {});
+}
 """
 
 GATE_TREE = {"src/core/gate.ts": GATE, "src/core/hooks.ts": HOOKS,
@@ -282,7 +306,8 @@ def gate(tmp_path):
     entries = {"G1": entry_yaml("G1", [("src/core/gate.ts", "7-11")]),
                "G2": entry_yaml("G2", [("src/core/gate.ts", "2-4")]),
                "G3": entry_yaml("G3", [("src/modes/json-mode.ts", "2")]),
-               "G4": entry_yaml("G4", [("src/core/limits.ts", "1")])}
+               "G4": entry_yaml("G4", [("src/core/limits.ts", "1")]),
+               "G5": entry_yaml("G5", [("src/core/gate.ts", "7")])}
     project = make_project(tmp_path, {"1": GATE_TREE}, entries)
     # a file in Latin-1, not UTF-8 (a byte no UTF-8 text has, in a string): read, not a failure
     (project.upstream / "src/core/banner.ts").write_bytes(b'export function banner(): string {\n'
@@ -305,14 +330,19 @@ def leads_json(capsys, project, *ids: str) -> dict[str, list[tuple[str, int, str
 
 
 def test_what_the_cited_code_names_and_what_it_does_not(gate, capsys):
-    """G1 cites the body of `check`. Its event is a lead where it is a value (`as const` too), not in
+    """G1 cites the body of `check`: another caller of `check` is a lead. Its event is a lead where it is a value (`as const` too), not in
     the interface that names it as a type; its long property (twelve letters) is one, the short one
     (`callCount`) is not; its private method's other caller is one; built-ins it calls
     (`structuredClone`, `localeCompare`) link to nothing, nor does the event the uncited `later`
     emits. A lead inside a `const` names the function it is in."""
     assert leads_json(capsys, gate, "G1")["G1"] == [
+        ("src/core/hooks.ts", 32, "check", "also calls check, a function the entry cites (in guard)"),
         ("src/core/hooks.ts", 6, '"gate_opened"', 'also emits or handles "gate_opened" (in openedEvent)'),
         ("src/core/hooks.ts", 15, "toolCallMode", "also uses toolCallMode, as the cited code does (in modeOf)"),
+        ("src/core/gate.ts", 19, "#decide", "also calls #decide, which the cited code calls (in Gate.recheck)")]
+    # one statement of `check` cited: the function it is in is what its callers call
+    assert leads_json(capsys, gate, "G5")["G5"] == [
+        ("src/core/hooks.ts", 32, "check", "also calls check, a function the entry cites (in guard)"),
         ("src/core/gate.ts", 19, "#decide", "also calls #decide, which the cited code calls (in Gate.recheck)")]
 
 
@@ -354,8 +384,12 @@ export function useAll(holder: Holder, legacy: Legacy): boolean {
 def test_a_cited_function_that_is_a_value_has_its_callers_as_leads(tmp_path, capsys):
     p = make_project(tmp_path, {"1": {"src/arrows.ts": ARROWS, "src/legacy.js": LEGACY, "src/users.ts": USERS}},
                      {"C1": entry_yaml("C1", [("src/arrows.ts", "1")]), "C2": entry_yaml("C2", [("src/arrows.ts", "3")]),
-                      "C3": entry_yaml("C3", [("src/arrows.ts", "6")]), "C4": entry_yaml("C4", [("src/legacy.js", "2")])})
-    found = leads_json(capsys, p, "C1", "C2", "C3", "C4")
+                      "C3": entry_yaml("C3", [("src/arrows.ts", "6")]), "C4": entry_yaml("C4", [("src/legacy.js", "2")]),
+                      "C5": entry_yaml("C5", [("src/arrows.ts", "1-3")])})
+    found = leads_json(capsys, p, "C1", "C2", "C3", "C4", "C5")
+    # lines 1-3 declare two functions (on the first line and on the last): both are cited, one lead
+    assert found.pop("C5") == [("src/users.ts", 2, "viaConst", "also calls viaConst, a function the entry cites, "
+                                "and 1 more name(s) the cited code uses (in useAll)")]
     assert found == {entry: [("src/users.ts", 2, name, f"also calls {name}, a function the entry cites (in useAll)")]
                      for entry, name in (("C1", "viaConst"), ("C2", "viaField"), ("C3", "viaPair"),
                                          ("C4", "viaJsField"))}
