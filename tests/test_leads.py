@@ -143,24 +143,35 @@ export function cached(cache: Cache, settings: Settings): number {
   return a + b + c;
 }
 """
-ENV = "export function offline(): boolean {\n  return readEnv(\"DEMO_AGENT_HOME\") !== undefined;\n}\n"
+ENV = """\
+export function offline(): boolean {
+  return readEnv("DEMO_AGENT_HOME") !== undefined && readEnv("DEMO_OFFLINE") === "1";
+}
+export function quiet(): boolean {
+  return readEnv("DEMO_OFFLINE") === "1";
+}
+"""
 
 
 def test_settings_and_environment_variables_however_they_are_read(tmp_path, capsys):
     """A setting read through its accessor, on the settings (not `getCallLimit` on a cache), or as the
     settings object's property; an environment variable read from `process.env` or named in a string."""
-    p = make_project(tmp_path, {"1": {**TREE, "src/cache.ts": CACHE, "src/env.ts": ENV}},
+    p = make_project(tmp_path, {"1": {**TREE, "src/cache.ts": CACHE, "src/env.ts": ENV, "src/notes.md": "Limits\n"}},
                      {"A1": entry_yaml("A1", [("src/session.ts", "2-9")]),
                       "S1": entry_yaml("S1", [("src/runner.ts", "8")]), "S2": entry_yaml("S2", [("src/env.ts", "2")]),
-                      "S3": entry_yaml("S3", [("src/cache.ts", "4")])})
-    found = leads_json(capsys, p, "A1", "S1", "S2", "S3")
+                      "S3": entry_yaml("S3", [("src/cache.ts", "4")]),
+                      "S4": entry_yaml("S4", [("src/notes.md", "1"), ("src/runner.ts", "8")])})
+    found = leads_json(capsys, p, "A1", "S1", "S2", "S3", "S4")
     setting = "also reads or writes the callLimit setting"
     assert [lead for lead in found["A1"] if lead[0] == "src/cache.ts"] == [
         ("src/cache.ts", 3, "callLimit", f"{setting} (in cached)")]
     assert found["S1"] == [("src/cache.ts", 3, "callLimit", f"{setting} (in cached)"),  # a tie: by file
                            ("src/session.ts", 6, "callLimit", f"{setting} (in Session.check)")]
+    # a cited file that is not code (no names to read) comes first: the code cited after it still counts
+    assert found["S4"] == found["S1"]
     env = "also reads or sets DEMO_AGENT_HOME"
-    assert found["S2"] == [("src/runner.ts", 12, "DEMO_AGENT_HOME", f"{env} (in home)"),
+    assert found["S2"] == [("src/env.ts", 5, "DEMO_OFFLINE", "also reads or sets DEMO_OFFLINE (in quiet)"),
+                           ("src/runner.ts", 12, "DEMO_AGENT_HOME", f"{env} (in home)"),
                            ("src/session.ts", 7, "DEMO_AGENT_HOME", f"{env} (in Session.check)")]
     # `getCallLimit` on a cache, below a settings read of the same name: nothing to follow
     assert found["S3"] == []
@@ -378,6 +389,10 @@ USERS = """\
 export function useAll(holder: Holder, legacy: Legacy): boolean {
   return viaConst(1) && holder.viaField(2) && table.viaPair(3) && legacy.viaJsField(4);
 }
+export function pairs(): boolean {
+  const one = table.viaPair(5);
+  return one && table.viaPair(6);
+}
 """
 
 
@@ -390,9 +405,12 @@ def test_a_cited_function_that_is_a_value_has_its_callers_as_leads(tmp_path, cap
     # lines 1-3 declare two functions (on the first line and on the last): both are cited, one lead
     assert found.pop("C5") == [("src/users.ts", 2, "viaConst", "also calls viaConst, a function the entry cites, "
                                 "and 1 more name(s) the cited code uses (in useAll)")]
+    # a function that calls it twice: its first call
+    assert found.pop("C3") == [
+        ("src/users.ts", 2, "viaPair", "also calls viaPair, a function the entry cites (in useAll)"),
+        ("src/users.ts", 5, "viaPair", "also calls viaPair, a function the entry cites (in pairs)")]
     assert found == {entry: [("src/users.ts", 2, name, f"also calls {name}, a function the entry cites (in useAll)")]
-                     for entry, name in (("C1", "viaConst"), ("C2", "viaField"), ("C3", "viaPair"),
-                                         ("C4", "viaJsField"))}
+                     for entry, name in (("C1", "viaConst"), ("C2", "viaField"), ("C4", "viaJsField"))}
 
 
 # Thirty one-line callers of a function, for the caps (seventeen more at 2), and two small files whose
