@@ -306,10 +306,13 @@ GATE_TREE = {"src/core/gate.ts": GATE, "src/core/hooks.ts": HOOKS,
              # a file that names nothing a lead could follow
              "src/core/limits.ts": "export const LIMIT = 3;\n",
              # one mode calls a function another mode's file declares
-             "src/modes/json-mode.ts": "export function runJson(out: Output): void {\n  flushOutput(out);\n}\n\n"
+             "src/modes/json-mode.ts": "export function runJson(out: Output): void {\n  flushOutput(out); out.end();\n}\n\n"
                                        "export function endJson(out: Output): void {\n  flushOutput(out);\n}\n",
              "src/modes/text-mode.ts": "// text mode writes as it goes\n\nexport function flushOutput(out: Output): void {"
-                                       "\n  out.end();\n}\n"}
+                                       "\n  out.end();\n}\n",
+             # two callers of the JSON mode
+             "src/modes/main.ts": "export function main(out: Output): void {\n  runJson(out);\n}\n"
+                                  "export function again(out: Output): void {\n  runJson(out);\n}\n"}
 
 
 @pytest.fixture
@@ -363,9 +366,12 @@ def test_a_cited_private_method_s_callers_and_another_mode_s_declaration(gate, c
     assert found["G2"] == [
         ("src/core/gate.ts", 7, "#decide", "also calls #decide, a function the entry cites (in Gate.check)"),
         ("src/core/gate.ts", 19, "#decide", "also calls #decide, a function the entry cites (in Gate.recheck)")]
-    # the JSON mode calls what the text mode's file declares: the declaration's own line; the same
-    # call elsewhere in the JSON mode's own file is a call, not another mode's version
-    assert found["G3"] == [("src/modes/text-mode.ts", 3, "flushOutput",
+    # the JSON mode's callers; then what the text mode's file declares and the JSON mode calls (the
+    # declaration's own line; `out.end()`, a call of nothing pi declares, is no other mode's version);
+    # the same call elsewhere in the JSON mode's own file is a call, not another mode's version
+    assert found["G3"] == [("src/modes/main.ts", 2, "runJson", "also calls runJson, a function the entry cites (in main)"),
+                           ("src/modes/main.ts", 5, "runJson", "also calls runJson, a function the entry cites (in again)"),
+                           ("src/modes/text-mode.ts", 3, "flushOutput",
                             "text-mode's version: also flushOutput (in flushOutput)"),
                            ("src/modes/json-mode.ts", 6, "flushOutput",
                             "also calls flushOutput, which the cited code calls (in endJson)")]
@@ -450,13 +456,24 @@ def test_the_default_cap_grows_with_the_citations(tmp_path, capsys):
     assert sum(line.startswith("  ") for line in run.stdout.splitlines()) == 16
 
 
+def test_a_name_used_at_more_than_sixty_places_links_nothing(tmp_path, capsys):
+    """Sixty calls of `decide`: each is a lead; sixty-one: `decide` is too common to link anything."""
+    for callers, leads in ((60, 60), (61, 0)):
+        calls = "".join(f"export function c{n:02}(): boolean {{ return decide({n}); }}\n" for n in range(1, callers + 1))
+        p = make_project(tmp_path / str(callers), {"1": {"src/decide.ts": DECIDE, "src/calls.ts": calls}},
+                         {"B4": entry_yaml("B4", [("src/decide.ts", "1-3")])})
+        assert len(leads_json(capsys, p, "B4")["B4"]) == leads
+
+
 def test_bump_compares_the_lines_each_citation_covered_at_each_version(tmp_path, capsys):
     """At 2, `gate` calls `pass` once more above its cited lines: a new lead (its calls at 1 were all
     cited). `early` and `late`, right above and below `chooser`'s cited lines, were leads at 1 too: not
-    new. `decide` gains seventeen callers at 2 and had thirty at 1: only the seventeen are new, the best
-    fifteen shown. B5's code did not change: it gets no new leads, though `decide` has new callers."""
+    new. `decide` had thirty callers at 1 and gains eighteen at 2, seventeen in the same file and one
+    in a new file with the name of an old one (`c01`): only those eighteen are new, the best fifteen
+    shown. B5's code did not change: it gets no new leads, though `decide` has new callers."""
     v1 = {"src/decide.ts": DECIDE, "src/calls.ts": CALLS, "src/pass.ts": PASS, "src/order.ts": ORDER}
-    v2 = {"src/decide.ts": "// moved\n" + DECIDE, "src/calls.ts": CALLS, "src/more.ts": MORE,
+    v2 = {"src/decide.ts": "// moved\n" + DECIDE, "src/calls.ts": CALLS + MORE,
+          "src/extra.ts": "export function c01(): boolean { return decide(99); }\n",
           "src/pass.ts": PASS.replace("  const first", "  if (x === 1) return pass(1);\n  const first"),
           "src/order.ts": "// moved\n" + ORDER}
     p = make_project(tmp_path, {"1": v1, "2": v2},
@@ -468,8 +485,8 @@ def test_bump_compares_the_lines_each_citation_covered_at_each_version(tmp_path,
     assert run.code == 0, run.stdout + run.stderr
     block = run.stdout.split("new leads at 2 for the entries whose code changed")[1].strip("\n").splitlines()[2:-1]
     assert block == ["B1: Who decides B1?", "  src/pass.ts:5  also calls pass, which the cited code calls (in gate)",
-                     "B4: Who decides B4? (best 15 of 17)",
-                     *(f"  src/more.ts:{n}  also calls decide, a function the entry cites (in n{n:02})"
+                     "B4: Who decides B4? (best 15 of 18)",
+                     *(f"  src/calls.ts:{30 + n}  also calls decide, a function the entry cites (in n{n:02})"
                        for n in range(1, 16))]
 
 
