@@ -310,6 +310,8 @@ GATE_TREE = {"src/core/gate.ts": GATE, "src/core/hooks.ts": HOOKS,
                                        "export function endJson(out: Output): void {\n  flushOutput(out);\n}\n",
              "src/modes/text-mode.ts": "// text mode writes as it goes\n\nexport function flushOutput(out: Output): void {"
                                        "\n  out.end();\n}\n",
+             # another caller of the gate's check, in another folder
+             "src/ui/panel.ts": "export function panel(gate: Gate): boolean {\n  return gate.check(\"y\", {});\n}\n",
              # two callers of the JSON mode
              "src/modes/main.ts": "export function main(out: Output): void {\n  runJson(out);\n}\n"
                                   "export function again(out: Output): void {\n  runJson(out);\n}\n"}
@@ -349,14 +351,18 @@ def test_what_the_cited_code_names_and_what_it_does_not(gate, capsys):
     (`callCount`) is not; its private method's other caller is one; built-ins it calls
     (`structuredClone`, `localeCompare`) link to nothing, nor does the event the uncited `later`
     emits. A lead inside a `const` names the function it is in."""
+    # (the event's lead and the caller next to the gate tie: the earlier line first; the caller in
+    # another folder than the cited file's ranks below its namesake in the same folder)
     assert leads_json(capsys, gate, "G1")["G1"] == [
-        ("src/core/hooks.ts", 32, "check", "also calls check, a function the entry cites (in guard)"),
         ("src/core/hooks.ts", 6, '"gate_opened"', 'also emits or handles "gate_opened" (in openedEvent)'),
+        ("src/core/hooks.ts", 32, "check", "also calls check, a function the entry cites (in guard)"),
+        ("src/ui/panel.ts", 2, "check", "also calls check, a function the entry cites (in panel)"),
         ("src/core/hooks.ts", 15, "toolCallMode", "also uses toolCallMode, as the cited code does (in modeOf)"),
         ("src/core/gate.ts", 19, "#decide", "also calls #decide, which the cited code calls (in Gate.recheck)")]
     # one statement of `check` cited: the function it is in is what its callers call
     assert leads_json(capsys, gate, "G5")["G5"] == [
         ("src/core/hooks.ts", 32, "check", "also calls check, a function the entry cites (in guard)"),
+        ("src/ui/panel.ts", 2, "check", "also calls check, a function the entry cites (in panel)"),
         ("src/core/gate.ts", 19, "#decide", "also calls #decide, which the cited code calls (in Gate.recheck)")]
 
 
@@ -395,9 +401,9 @@ USERS = """\
 export function useAll(holder: Holder, legacy: Legacy): boolean {
   return viaConst(1) && holder.viaField(2) && table.viaPair(3) && legacy.viaJsField(4);
 }
-export function pairs(): boolean {
+export function pairs(holder: Holder): boolean {
   const one = table.viaPair(5);
-  return one && table.viaPair(6);
+  return one && table.viaPair(6) && holder.viaField(7);
 }
 """
 
@@ -408,15 +414,20 @@ def test_a_cited_function_that_is_a_value_has_its_callers_as_leads(tmp_path, cap
                       "C3": entry_yaml("C3", [("src/arrows.ts", "6")]), "C4": entry_yaml("C4", [("src/legacy.js", "2")]),
                       "C5": entry_yaml("C5", [("src/arrows.ts", "1-3")])})
     found = leads_json(capsys, p, "C1", "C2", "C3", "C4", "C5")
-    # lines 1-3 declare two functions (on the first line and on the last): both are cited, one lead
+    # lines 1-3 declare two functions (on the first line and on the last): both are cited; a function
+    # calling both is one lead, at its rarer name (`viaField` is called twice, `viaConst` once)
     assert found.pop("C5") == [("src/users.ts", 2, "viaConst", "also calls viaConst, a function the entry cites, "
-                                "and 1 more name(s) the cited code uses (in useAll)")]
+                                "and 1 more name(s) the cited code uses (in useAll)"),
+                               ("src/users.ts", 6, "viaField", "also calls viaField, a function the entry cites (in pairs)")]
+    assert found.pop("C2") == [
+        ("src/users.ts", 2, "viaField", "also calls viaField, a function the entry cites (in useAll)"),
+        ("src/users.ts", 6, "viaField", "also calls viaField, a function the entry cites (in pairs)")]
     # a function that calls it twice: its first call
     assert found.pop("C3") == [
         ("src/users.ts", 2, "viaPair", "also calls viaPair, a function the entry cites (in useAll)"),
         ("src/users.ts", 5, "viaPair", "also calls viaPair, a function the entry cites (in pairs)")]
     assert found == {entry: [("src/users.ts", 2, name, f"also calls {name}, a function the entry cites (in useAll)")]
-                     for entry, name in (("C1", "viaConst"), ("C2", "viaField"), ("C4", "viaJsField"))}
+                     for entry, name in (("C1", "viaConst"), ("C4", "viaJsField"))}
 
 
 # Thirty one-line callers of a function, for the caps (seventeen more at 2), and two small files whose
@@ -457,12 +468,17 @@ def test_the_default_cap_grows_with_the_citations(tmp_path, capsys):
 
 
 def test_a_name_used_at_more_than_sixty_places_links_nothing(tmp_path, capsys):
-    """Sixty calls of `decide`: each is a lead; sixty-one: `decide` is too common to link anything."""
-    for callers, leads in ((60, 60), (61, 0)):
+    """Sixty calls of `decide`: each is a lead; sixty-one: `decide` is too common to link anything. The
+    helper `decide` calls, called at one other place, ranks above a caller among sixty."""
+    decide = "export function decide(x: number): boolean {\n  return clamp(x) > 0;\n}\n"
+    helper = "export function clamp(x: number): number { return x; }\nexport function bounded(): number { return clamp(7); }\n"
+    for callers, leads in ((60, 61), (61, 1)):
         calls = "".join(f"export function c{n:02}(): boolean {{ return decide({n}); }}\n" for n in range(1, callers + 1))
-        p = make_project(tmp_path / str(callers), {"1": {"src/decide.ts": DECIDE, "src/calls.ts": calls}},
+        p = make_project(tmp_path / str(callers), {"1": {"src/decide.ts": decide, "src/calls.ts": calls + helper}},
                          {"B4": entry_yaml("B4", [("src/decide.ts", "1-3")])})
-        assert len(leads_json(capsys, p, "B4")["B4"]) == leads
+        found = leads_json(capsys, p, "B4")["B4"]
+        assert len(found) == leads
+        assert found[0] == ("src/calls.ts", callers + 2, "clamp", "also calls clamp, which the cited code calls (in bounded)")
 
 
 def test_bump_compares_the_lines_each_citation_covered_at_each_version(tmp_path, capsys):
