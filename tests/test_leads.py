@@ -143,6 +143,17 @@ export function cached(cache: Cache, settings: Settings): number {
   return a + b + c;
 }
 """
+ADMIN = """\
+export function raiseLimit(settings: Settings): void {
+  settings.setCallLimit(9);
+}
+export function theme(settings: Settings): string {
+  return settings.getTheme();
+}
+export function paint(settings: Settings): string {
+  return settings.getTheme();
+}
+"""
 ENV = """\
 export function offline(): boolean {
   return readEnv("DEMO_AGENT_HOME") !== undefined && readEnv("DEMO_OFFLINE") === "1";
@@ -155,18 +166,25 @@ export function quiet(): boolean {
 
 def test_settings_and_environment_variables_however_they_are_read(tmp_path, capsys):
     """A setting read through its accessor, on the settings (not `getCallLimit` on a cache), or as the
-    settings object's property; an environment variable read from `process.env` or named in a string."""
-    p = make_project(tmp_path, {"1": {**TREE, "src/cache.ts": CACHE, "src/env.ts": ENV, "src/notes.md": "Limits\n"}},
+    settings object's property, or written through its setter; a setting only ever read through its
+    accessor; an environment variable read from `process.env` or named in a string."""
+    p = make_project(tmp_path, {"1": {**TREE, "src/cache.ts": CACHE, "src/env.ts": ENV, "src/notes.md": "Limits\n",
+                                      "src/admin.ts": ADMIN}},
                      {"A1": entry_yaml("A1", [("src/session.ts", "2-9")]),
                       "S1": entry_yaml("S1", [("src/runner.ts", "8")]), "S2": entry_yaml("S2", [("src/env.ts", "2")]),
                       "S3": entry_yaml("S3", [("src/cache.ts", "4")]),
-                      "S4": entry_yaml("S4", [("src/notes.md", "1"), ("src/runner.ts", "8")])})
-    found = leads_json(capsys, p, "A1", "S1", "S2", "S3", "S4")
+                      "S4": entry_yaml("S4", [("src/notes.md", "1"), ("src/runner.ts", "8")]),
+                      "S5": entry_yaml("S5", [("src/admin.ts", "5")])})
+    found = leads_json(capsys, p, "A1", "S1", "S2", "S3", "S4", "S5")
     setting = "also reads or writes the callLimit setting"
     assert [lead for lead in found["A1"] if lead[0] == "src/cache.ts"] == [
         ("src/cache.ts", 3, "callLimit", f"{setting} (in cached)")]
-    assert found["S1"] == [("src/cache.ts", 3, "callLimit", f"{setting} (in cached)"),  # a tie: by file
+    assert found["S1"] == [("src/admin.ts", 2, "callLimit", f"{setting} (in raiseLimit)"),  # a tie: by file
+                           ("src/cache.ts", 3, "callLimit", f"{setting} (in cached)"),
                            ("src/session.ts", 6, "callLimit", f"{setting} (in Session.check)")]
+    # (its lead's words are not pinned: the call on `settings` is also read as a setting named
+    # `getTheme`, which the lead names, a flaw of its own)
+    assert [(file, line) for file, line, _, _ in found["S5"]] == [("src/admin.ts", 8)]
     # a cited file that is not code (no names to read) comes first: the code cited after it still counts
     assert found["S4"] == found["S1"]
     env = "also reads or sets DEMO_AGENT_HOME"
