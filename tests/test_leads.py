@@ -499,6 +499,18 @@ def test_a_name_used_at_more_than_sixty_places_links_nothing(tmp_path, capsys):
         assert found[0] == ("src/calls.ts", callers + 2, "clamp", "also calls clamp, which the cited code calls (in bounded)")
 
 
+def test_an_entry_whose_code_is_gone_at_the_pin_has_no_leads(tmp_path, capsys):
+    """The pin moved to 2 by hand (the citations still checked at 1): B6's cited file is gone at 2, so
+    nothing of B6 is cited there and B6 has no lead; the others' leads are there."""
+    v1 = {"src/decide.ts": DECIDE, "src/calls.ts": CALLS, "src/old.ts": "export function old(): boolean { return decide(0); }\n"}
+    p = make_project(tmp_path, {"1": v1, "2": {"src/decide.ts": DECIDE, "src/calls.ts": CALLS}},
+                     {"B4": entry_yaml("B4", [("src/decide.ts", "1-3")]), "B6": entry_yaml("B6", [("src/old.ts", "1")])})
+    p.write_map("2")
+    p.map_yaml.write_text(p.map_yaml.read_text() + 'checked_at: "1"\n')
+    found = leads_json(capsys, p, "B4", "B6")
+    assert len(found["B4"]) == 30 and found["B6"] == []
+
+
 def test_bump_compares_the_lines_each_citation_covered_at_each_version(tmp_path, capsys):
     """At 2, `gate` calls `pass` once more above its cited lines: a new lead (its calls at 1 were all
     cited). `early` and `late`, right above and below `chooser`'s cited lines, were leads at 1 too: not
