@@ -142,6 +142,9 @@ export function cached(cache: Cache, settings: Settings): number {
   const c = cache.getCallLimit();
   return a + b + c;
 }
+export function fromCache(cache: Cache): number {
+  return cache.getCallLimit();
+}
 """
 ADMIN = """\
 export function raiseLimit(settings: Settings): void {
@@ -165,7 +168,8 @@ export function quiet(): boolean {
 
 
 def test_settings_and_environment_variables_however_they_are_read(tmp_path, capsys):
-    """A setting read through its accessor, on the settings (not `getCallLimit` on a cache), or as the
+    """A setting read through its accessor, on the settings (not `getCallLimit` on a cache, even below
+    a settings read of it), or as the
     settings object's property, or written through its setter; a setting only ever read through its
     accessor; an environment variable read from `process.env` or named in a string."""
     p = make_project(tmp_path, {"1": {**TREE, "src/cache.ts": CACHE, "src/env.ts": ENV, "src/notes.md": "Limits\n",
