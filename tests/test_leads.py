@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import git
 import pytest
 
-from conftest import ROOT, assert_clean_failure, entry_yaml, make_project, run_cli, run_main
+from conftest import ACTOR, ROOT, assert_clean_failure, entry_yaml, make_project, run_cli, run_main
 
 # A session that emits an event, reads a setting and an environment variable; a runner that calls
 # the session's check, an extension that handles the event, and a type that only names it.
@@ -134,6 +135,70 @@ def test_the_text_says_how_the_list_is_ranked_and_capped(demo, capsys):
     assert len(everything.json()["leads"]) > 2
 
 
+CACHE = """\
+export function cached(cache: Cache, settings: Settings): number {
+  const a = cache.getCallLimit();
+  const b = settings.getCallLimit();
+  const c = cache.getCallLimit();
+  return a + b + c;
+}
+export function fromCache(cache: Cache): number {
+  return cache.getCallLimit();
+}
+"""
+ADMIN = """\
+export function raiseLimit(settings: Settings): void {
+  settings.setCallLimit(9);
+}
+export function theme(settings: Settings): string {
+  return settings.getTheme();
+}
+export function paint(settings: Settings): string {
+  return settings.getTheme();
+}
+"""
+ENV = """\
+export function offline(): boolean {
+  return readEnv("DEMO_AGENT_HOME") !== undefined && readEnv("DEMO_OFFLINE") === "1";
+}
+export function quiet(): boolean {
+  return readEnv("DEMO_OFFLINE") === "1";
+}
+"""
+
+
+def test_settings_and_environment_variables_however_they_are_read(tmp_path, capsys):
+    """A setting read through its accessor, on the settings (not `getCallLimit` on a cache, even below
+    a settings read of it), or as the
+    settings object's property, or written through its setter; a setting only ever read through its
+    accessor; an environment variable read from `process.env` or named in a string."""
+    p = make_project(tmp_path, {"1": {**TREE, "src/cache.ts": CACHE, "src/env.ts": ENV, "src/notes.md": "Limits\n",
+                                      "src/admin.ts": ADMIN}},
+                     {"A1": entry_yaml("A1", [("src/session.ts", "2-9")]),
+                      "S1": entry_yaml("S1", [("src/runner.ts", "8")]), "S2": entry_yaml("S2", [("src/env.ts", "2")]),
+                      "S3": entry_yaml("S3", [("src/cache.ts", "4")]),
+                      "S4": entry_yaml("S4", [("src/notes.md", "1"), ("src/runner.ts", "8")]),
+                      "S5": entry_yaml("S5", [("src/admin.ts", "5")])})
+    found = leads_json(capsys, p, "A1", "S1", "S2", "S3", "S4", "S5")
+    setting = "also reads or writes the callLimit setting"
+    assert [lead for lead in found["A1"] if lead[0] == "src/cache.ts"] == [
+        ("src/cache.ts", 3, "callLimit", f"{setting} (in cached)")]
+    assert found["S1"] == [("src/admin.ts", 2, "callLimit", f"{setting} (in raiseLimit)"),  # a tie: by file
+                           ("src/cache.ts", 3, "callLimit", f"{setting} (in cached)"),
+                           ("src/session.ts", 6, "callLimit", f"{setting} (in Session.check)")]
+    # (its lead's words are not pinned: the call on `settings` is also read as a setting named
+    # `getTheme`, which the lead names, a flaw of its own)
+    assert [(file, line) for file, line, _, _ in found["S5"]] == [("src/admin.ts", 8)]
+    # a cited file that is not code (no names to read) comes first: the code cited after it still counts
+    assert found["S4"] == found["S1"]
+    env = "also reads or sets DEMO_AGENT_HOME"
+    assert found["S2"] == [("src/env.ts", 5, "DEMO_OFFLINE", "also reads or sets DEMO_OFFLINE (in quiet)"),
+                           ("src/runner.ts", 12, "DEMO_AGENT_HOME", f"{env} (in home)"),
+                           ("src/session.ts", 7, "DEMO_AGENT_HOME", f"{env} (in Session.check)")]
+    # `getCallLimit` on a cache, below a settings read of the same name: nothing to follow
+    assert found["S3"] == []
+
+
 def test_the_best_linked_function_comes_first(demo, capsys):
     """The runner's `runOne` calls the cited method (a caller weighs most); the first lead of A1 is
     a caller of `check`, not the environment variable read in `home`."""
@@ -173,6 +238,306 @@ def test_bump_lists_the_leads_new_at_the_target_for_entries_whose_code_changed(t
     assert "src/runner.ts" not in block  # a caller already there at 1
     assert "A2:" not in block  # its code did not change
     assert lines[-1].startswith("demo: pinned at 2")
+
+
+def test_each_lead_s_place_wording_and_rank(demo, capsys):
+    """The whole list a reviewer reads, in order: a caller in the cited function's own file first, then
+    the rest by how much each shares; a place the entry cites (runner.ts:4 for A3) is left out, and
+    the rest of a cited file (runner.ts) then ranks above the other files."""
+    run = run_main(capsys, "leads", "A1", "A3", "--decisions", demo.decisions, "--quiet", "--limit", "0")
+    assert run.code == 0, run.stderr
+    assert run.stdout.splitlines()[2:] == [
+        "A1: 5 lead(s): Who decides A1?",
+        "   1. src/session.ts:12   also calls check, a function the entry cites (in Session.again)",
+        "   2. src/runner.ts:4     also calls check, a function the entry cites (in runOne)",
+        "   3. src/runner.ts:8     also reads or writes the callLimit setting (in limits)",
+        "   4. src/runner.ts:12    also reads or sets DEMO_AGENT_HOME (in home)",
+        '   5. src/extension.ts:2  also emits or handles "tool_call"',
+        "",
+        "A3: 4 lead(s): Who decides A3?",
+        "   1. src/runner.ts:8     also reads or writes the callLimit setting (in limits)",
+        "   2. src/runner.ts:12    also reads or sets DEMO_AGENT_HOME (in home)",
+        "   3. src/session.ts:12   also calls check, a function the entry cites (in Session.again)",
+        '   4. src/extension.ts:2  also emits or handles "tool_call"']
+
+
+# A gate whose cited check calls a private method, a built-in, a long property and a short one, and
+# emits an event; the rest of the file emits another event. The hooks around it name the same things,
+# some only as a type.
+GATE = """\
+export class Gate {
+  #decide(call: string): boolean {
+    return call.length > 0;
+  }
+
+  check(call: string, options: GateOptions): boolean {
+    const verdict = this.#decide(call);
+    const copy = structuredClone(options);
+    const order = call.localeCompare(options.toolCallMode) + copy.callCount + this.settings.size();
+    this.events.emit("gate_opened", order);
+    return verdict;
+  }
+
+  later(): void {
+    this.events.emit("gate_closed");
+  }
+
+  recheck(call: string): boolean {
+    return this.#decide(call);
+  }
+}
+"""
+
+HOOKS = """\
+interface GateEvent {
+  type: "gate_opened";
+}
+
+export function openedEvent(): GateEvent {
+  return { type: "gate_opened" as const };
+}
+
+export function onClose(bus: Bus): void {
+  bus.on("gate_closed", () => undefined);
+}
+
+export function modeOf(mode: Mode): string {
+  const count = mode.callCount;
+  const chosen = mode.toolCallMode;
+  return chosen + count;
+}
+
+export function cloned(mode: Mode): Mode {
+  return structuredClone(mode);
+}
+
+export function sorted(names: string[]): string[] {
+  return names.sort((a, b) => a.localeCompare(b));
+}
+
+export function counted(mode: Mode): number {
+  return mode.callCount;
+}
+
+export function guard(gate: Gate): boolean {
+  return gate.check("x", {});
+}
+"""
+
+GATE_TREE = {"src/core/gate.ts": GATE, "src/core/hooks.ts": HOOKS,
+             # a file that names nothing a lead could follow
+             "src/core/limits.ts": "export const LIMIT = 3;\n",
+             # one mode calls a function another mode's file declares
+             "src/modes/json-mode.ts": "export function runJson(out: Output): void {\n  flushOutput(out); out.end();\n}\n\n"
+                                       "export function endJson(out: Output): void {\n  flushOutput(out);\n}\n",
+             "src/modes/text-mode.ts": "// text mode writes as it goes\n\nexport function flushOutput(out: Output): void {"
+                                       "\n  out.end();\n}\n",
+             # another caller of the gate's check, in another folder
+             "src/ui/panel.ts": "export function panel(gate: Gate): boolean {\n  return gate.check(\"y\", {});\n}\n",
+             # two callers of the JSON mode
+             "src/modes/main.ts": "export function main(out: Output): void {\n  runJson(out);\n}\n"
+                                  "export function again(out: Output): void {\n  runJson(out);\n}\n"}
+
+
+@pytest.fixture
+def gate(tmp_path):
+    entries = {"G1": entry_yaml("G1", [("src/core/gate.ts", "7-11")]),
+               "G2": entry_yaml("G2", [("src/core/gate.ts", "2-4")]),
+               "G3": entry_yaml("G3", [("src/modes/json-mode.ts", "2")]),
+               "G4": entry_yaml("G4", [("src/core/limits.ts", "1")]),
+               "G5": entry_yaml("G5", [("src/core/gate.ts", "7")])}
+    project = make_project(tmp_path, {"1": GATE_TREE}, entries)
+    # a file in Latin-1, not UTF-8 (a byte no UTF-8 text has, in a string): read, not a failure
+    (project.upstream / "src/core/banner.ts").write_bytes(b'export function banner(): string {\n'
+                                                          b'  return "caf\xe9 gate_opened";\n}\n')
+    repo = git.Repo(project.upstream)
+    repo.index.add(["src/core/banner.ts"])
+    repo.create_tag("v1", ref=repo.index.commit("version 1, with a Latin-1 file", author=ACTOR, committer=ACTOR),
+                    force=True)
+    return project
+
+
+def leads_json(capsys, project, *ids: str) -> dict[str, list[tuple[str, int, str, str]]]:
+    run = run_main(capsys, "leads", *ids, "--decisions", project.decisions, "--format", "json", "--quiet",
+                   "--limit", "0")
+    assert run.code == 0, run.stderr
+    found: dict[str, list[tuple[str, int, str, str]]] = {i: [] for i in ids}
+    for lead in run.json()["leads"]:
+        found[lead["id"]].append((lead["file"], lead["line"], lead["symbol"], lead["why"]))
+    return found
+
+
+def test_what_the_cited_code_names_and_what_it_does_not(gate, capsys):
+    """G1 cites the body of `check`: another caller of `check` is a lead. Its event is a lead where it is a value (`as const` too), not in
+    the interface that names it as a type; its long property (twelve letters) is one, the short one
+    (`callCount`) is not; its private method's other caller is one; built-ins it calls
+    (`structuredClone`, `localeCompare`) link to nothing, nor does the event the uncited `later`
+    emits. A lead inside a `const` names the function it is in."""
+    # (the event's lead and the caller next to the gate tie: the earlier line first; the caller in
+    # another folder than the cited file's ranks below its namesake in the same folder)
+    assert leads_json(capsys, gate, "G1")["G1"] == [
+        ("src/core/hooks.ts", 6, '"gate_opened"', 'also emits or handles "gate_opened" (in openedEvent)'),
+        ("src/core/hooks.ts", 32, "check", "also calls check, a function the entry cites (in guard)"),
+        ("src/ui/panel.ts", 2, "check", "also calls check, a function the entry cites (in panel)"),
+        ("src/core/hooks.ts", 15, "toolCallMode", "also uses toolCallMode, as the cited code does (in modeOf)"),
+        ("src/core/gate.ts", 19, "#decide", "also calls #decide, which the cited code calls (in Gate.recheck)")]
+    # one statement of `check` cited: the function it is in is what its callers call
+    assert leads_json(capsys, gate, "G5")["G5"] == [
+        ("src/core/hooks.ts", 32, "check", "also calls check, a function the entry cites (in guard)"),
+        ("src/ui/panel.ts", 2, "check", "also calls check, a function the entry cites (in panel)"),
+        ("src/core/gate.ts", 19, "#decide", "also calls #decide, which the cited code calls (in Gate.recheck)")]
+
+
+def test_a_cited_private_method_s_callers_and_another_mode_s_declaration(gate, capsys):
+    found = leads_json(capsys, gate, "G2", "G3", "G4")
+    # both callers of the cited `#decide` (private: the `#` is part of its name), in order
+    assert found["G2"] == [
+        ("src/core/gate.ts", 7, "#decide", "also calls #decide, a function the entry cites (in Gate.check)"),
+        ("src/core/gate.ts", 19, "#decide", "also calls #decide, a function the entry cites (in Gate.recheck)")]
+    # the JSON mode's callers; then what the text mode's file declares and the JSON mode calls (the
+    # declaration's own line; `out.end()`, a call of nothing pi declares, is no other mode's version);
+    # the same call elsewhere in the JSON mode's own file is a call, not another mode's version
+    assert found["G3"] == [("src/modes/main.ts", 2, "runJson", "also calls runJson, a function the entry cites (in main)"),
+                           ("src/modes/main.ts", 5, "runJson", "also calls runJson, a function the entry cites (in again)"),
+                           ("src/modes/text-mode.ts", 3, "flushOutput",
+                            "text-mode's version: also flushOutput (in flushOutput)"),
+                           ("src/modes/json-mode.ts", 6, "flushOutput",
+                            "also calls flushOutput, which the cited code calls (in endJson)")]
+    # a cited line that names nothing: no lead, and no failure
+    assert found["G4"] == []
+
+
+# Functions that are values: a constant, a class field (TypeScript's and JavaScript's) and an object's
+# property, each called from elsewhere.
+ARROWS = """\
+export const viaConst = (x: number): boolean => x > 0;
+export class Holder {
+  viaField = (x: number): boolean => x > 1;
+}
+export const table = {
+  viaPair: (x: number): boolean => x > 2,
+};
+"""
+LEGACY = "export class Legacy {\n  viaJsField = (x) => x > 3;\n}\n"
+USERS = """\
+export function useAll(holder: Holder, legacy: Legacy): boolean {
+  return viaConst(1) && holder.viaField(2) && table.viaPair(3) && legacy.viaJsField(4);
+}
+export function pairs(holder: Holder): boolean {
+  const one = table.viaPair(5);
+  return one && table.viaPair(6) && holder.viaField(7);
+}
+"""
+
+
+def test_a_cited_function_that_is_a_value_has_its_callers_as_leads(tmp_path, capsys):
+    p = make_project(tmp_path, {"1": {"src/arrows.ts": ARROWS, "src/legacy.js": LEGACY, "src/users.ts": USERS}},
+                     {"C1": entry_yaml("C1", [("src/arrows.ts", "1")]), "C2": entry_yaml("C2", [("src/arrows.ts", "3")]),
+                      "C3": entry_yaml("C3", [("src/arrows.ts", "6")]), "C4": entry_yaml("C4", [("src/legacy.js", "2")]),
+                      "C5": entry_yaml("C5", [("src/arrows.ts", "1-3")])})
+    found = leads_json(capsys, p, "C1", "C2", "C3", "C4", "C5")
+    # lines 1-3 declare two functions (on the first line and on the last): both are cited; a function
+    # calling both is one lead, at its rarer name (`viaField` is called twice, `viaConst` once)
+    assert found.pop("C5") == [("src/users.ts", 2, "viaConst", "also calls viaConst, a function the entry cites, "
+                                "and 1 more name(s) the cited code uses (in useAll)"),
+                               ("src/users.ts", 6, "viaField", "also calls viaField, a function the entry cites (in pairs)")]
+    assert found.pop("C2") == [
+        ("src/users.ts", 2, "viaField", "also calls viaField, a function the entry cites (in useAll)"),
+        ("src/users.ts", 6, "viaField", "also calls viaField, a function the entry cites (in pairs)")]
+    # a function that calls it twice: its first call
+    assert found.pop("C3") == [
+        ("src/users.ts", 2, "viaPair", "also calls viaPair, a function the entry cites (in useAll)"),
+        ("src/users.ts", 5, "viaPair", "also calls viaPair, a function the entry cites (in pairs)")]
+    assert found == {entry: [("src/users.ts", 2, name, f"also calls {name}, a function the entry cites (in useAll)")]
+                     for entry, name in (("C1", "viaConst"), ("C4", "viaJsField"))}
+
+
+# Thirty one-line callers of a function, for the caps (seventeen more at 2), and two small files whose
+# cited code is next to, or shares its function with, a place that calls what it calls.
+CALLS = "".join(f"export function c{n:02}(): boolean {{ return decide({n}); }}\n" for n in range(1, 31))
+MORE = "".join(f"export function n{n:02}(): boolean {{ return decide({n}); }}\n" for n in range(1, 18))
+DECIDE = "export function decide(x: number): boolean {\n  return x > 0;\n}\n"
+PASS = """\
+export function pass(x: number): boolean {
+  return x > 0;
+}
+export function gate(x: number): boolean {
+  const first = pass(x);
+  const second = pass(-x);
+  return first && second && pass(0);
+}
+"""
+ORDER = """\
+export function pick(x: number): number {
+  return x;
+}
+export const early = () => pick(0);
+export function chooser(x: number): number {
+  return pick(x) + 1;
+}
+export const late = () => pick(9);
+"""
+
+
+def test_the_default_cap_grows_with_the_citations(tmp_path, capsys):
+    """Eight citations: sixteen leads shown by default (two per citation), not fifteen."""
+    p = make_project(tmp_path, {"1": {"src/decide.ts": DECIDE, "src/calls.ts": CALLS}},
+                     {"B5": entry_yaml("B5", [("src/calls.ts", str(n)) for n in range(1, 9)])})
+    run = run_main(capsys, "leads", "--decisions", p.decisions, "--quiet")
+    assert run.code == 0, run.stderr
+    assert "B5: 16 of 22 lead(s): Who decides B5?" in run.stdout.splitlines()
+    assert sum(line.startswith("  ") for line in run.stdout.splitlines()) == 16
+
+
+def test_a_name_used_at_more_than_sixty_places_links_nothing(tmp_path, capsys):
+    """Sixty calls of `decide`: each is a lead; sixty-one: `decide` is too common to link anything. The
+    helper `decide` calls, called at one other place, ranks above a caller among sixty."""
+    decide = "export function decide(x: number): boolean {\n  return clamp(x) > 0;\n}\n"
+    helper = "export function clamp(x: number): number { return x; }\nexport function bounded(): number { return clamp(7); }\n"
+    for callers, leads in ((60, 61), (61, 1)):
+        calls = "".join(f"export function c{n:02}(): boolean {{ return decide({n}); }}\n" for n in range(1, callers + 1))
+        p = make_project(tmp_path / str(callers), {"1": {"src/decide.ts": decide, "src/calls.ts": calls + helper}},
+                         {"B4": entry_yaml("B4", [("src/decide.ts", "1-3")])})
+        found = leads_json(capsys, p, "B4")["B4"]
+        assert len(found) == leads
+        assert found[0] == ("src/calls.ts", callers + 2, "clamp", "also calls clamp, which the cited code calls (in bounded)")
+
+
+def test_an_entry_whose_code_is_gone_at_the_pin_has_no_leads(tmp_path, capsys):
+    """The pin moved to 2 by hand (the citations still checked at 1): B6's cited file is gone at 2, so
+    nothing of B6 is cited there and B6 has no lead; the others' leads are there."""
+    v1 = {"src/decide.ts": DECIDE, "src/calls.ts": CALLS, "src/old.ts": "export function old(): boolean { return decide(0); }\n"}
+    p = make_project(tmp_path, {"1": v1, "2": {"src/decide.ts": DECIDE, "src/calls.ts": CALLS}},
+                     {"B4": entry_yaml("B4", [("src/decide.ts", "1-3")]), "B6": entry_yaml("B6", [("src/old.ts", "1")])})
+    p.write_map("2")
+    p.map_yaml.write_text(p.map_yaml.read_text() + 'checked_at: "1"\n')
+    found = leads_json(capsys, p, "B4", "B6")
+    assert len(found["B4"]) == 30 and found["B6"] == []
+
+
+def test_bump_compares_the_lines_each_citation_covered_at_each_version(tmp_path, capsys):
+    """At 2, `gate` calls `pass` once more above its cited lines: a new lead (its calls at 1 were all
+    cited). `early` and `late`, right above and below `chooser`'s cited lines, were leads at 1 too: not
+    new. `decide` had thirty callers at 1 and gains eighteen at 2, seventeen in the same file and one
+    in a new file with the name of an old one (`c01`): only those eighteen are new, the best fifteen
+    shown. B5's code did not change: it gets no new leads, though `decide` has new callers."""
+    v1 = {"src/decide.ts": DECIDE, "src/calls.ts": CALLS, "src/pass.ts": PASS, "src/order.ts": ORDER}
+    v2 = {"src/decide.ts": "// moved\n" + DECIDE, "src/calls.ts": CALLS + MORE,
+          "src/extra.ts": "export function c01(): boolean { return decide(99); }\n",
+          "src/pass.ts": PASS.replace("  const first", "  if (x === 1) return pass(1);\n  const first"),
+          "src/order.ts": "// moved\n" + ORDER}
+    p = make_project(tmp_path, {"1": v1, "2": v2},
+                     {"B1": entry_yaml("B1", [("src/pass.ts", "5-7")]),
+                      "B2": entry_yaml("B2", [("src/order.ts", "5-7")]),
+                      "B4": entry_yaml("B4", [("src/decide.ts", "1-3")]),
+                      "B5": entry_yaml("B5", [("src/calls.ts", str(n)) for n in range(1, 9)])})
+    run = run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    assert run.code == 0, run.stdout + run.stderr
+    block = run.stdout.split("new leads at 2 for the entries whose code changed")[1].strip("\n").splitlines()[2:-1]
+    assert block == ["B1: Who decides B1?", "  src/pass.ts:5  also calls pass, which the cited code calls (in gate)",
+                     "B4: Who decides B4? (best 15 of 18)",
+                     *(f"  src/calls.ts:{30 + n}  also calls decide, a function the entry cites (in n{n:02})"
+                       for n in range(1, 16))]
 
 
 # --- pi's real tree at 1.6.0 ----------------------------------------------------------------------

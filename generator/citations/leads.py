@@ -119,7 +119,7 @@ class SiteIndex:
                 if name == "property" and (len(text) < _PROPERTY_LENGTH or not _PROPERTY.match(text) or _called(node)
                                            or node.parent.type in _IMPORTS):
                     continue
-                text = text.lstrip("#") if name == "call" else text
+                # a private method keeps its `#` (`this.#decide()`): its declaration is named `#decide`
                 add[name][text].append(Site(source.path, node.start_point[0]))
                 self._by_file[source.path].append((node.start_point[0], name, text))
         for names in source.declarations_by_name().values():
