@@ -566,6 +566,29 @@ export function* relay(api) { api.sendMessage({}); }
     assert report.unresolved == (("index.ts", 4),)  # a template with a substitution is not guessed
 
 
+def test_a_method_called_through_a_cast_over_several_lines_is_one_call_and_a_bound_one_is_taken(tmp_path):
+    index = """\
+export default function (pi: ExtensionAPI) {
+  (
+    pi.registerTool as (t: unknown) => unknown
+  )({ name: "a" });
+  (
+    pi.registerCommand!
+  )("x", {});
+  (
+    pi.registerShortcut satisfies unknown
+  )("k", {});
+  const bound = pi.appendEntry.bind(pi);
+  pi.on();
+}
+"""
+    report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index}), "x", "1.0.0", table())
+    # a call is cited where it starts, not again where the method is named inside its cast
+    assert [(u.lever, u.line) for u in report.levers] == [
+        ("registerTool", 2), ("registerCommand", 5), ("registerShortcut", 8), ("appendEntry", 11)]
+    assert report.unresolved == (("index.ts", 12),)  # `pi.on()` names no event
+
+
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():
     assert known_levers() - {row.lever for row in table()} == set()
 

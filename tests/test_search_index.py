@@ -14,8 +14,8 @@ import pytest
 from generator.map.load import load_maps
 from generator.map.model import Item, Override
 from generator.site.pages.views import Card, ProbeView
-from generator.site.search_index import (FIELDS, OTHER_PAGES, SEPARATOR, WORD_JOINER, entry_document, shape_search_index,
-                                         shaped_docs, word_family)
+from generator.site.search_index import (FIELDS, OTHER_PAGES, SEPARATOR, WORD_JOINER, entry_document,
+                                         shape_search_index, shaped_docs, word_family)
 from site_fixtures.demo_site import make_demo_site
 
 
@@ -41,7 +41,8 @@ def test_a_decisions_hit_shows_its_answer_and_searches_its_exceptions_levers_che
     assert hit["text"] == (
         "No. Plain code lets the call run unless a hook blocks it; see the hooks guide. Shown as text, never run: "
         "&lt;script&gt;window.__injected = \"script\"&lt;/script&gt; and &lt;img src=x onerror=\"window.__injected = "
-        "'img'\"&gt; and a_snake_case name. 1. This second paragraph starts like a list, but it is text. (2 exceptions)")
+        "'img'\"&gt; and a_snake_case name. 1. This second paragraph starts like a list, but it is text. "
+        "(2 exceptions)")
     # searched, in this order: the exceptions, what changes it, what checks it, the extension that changes it
     assert hit["more"] == (
         "With no <code>tool_call</code> hook registered, the call runs without any check &lt;b&gt;at all&lt;/b&gt;. "
@@ -162,7 +163,8 @@ def test_a_site_with_no_entry_pages_keeps_its_index_as_it_was() -> None:
 
 
 def test_the_forms_added_come_from_every_field_of_every_page_but_only_into_an_entrys_question_and_answer() -> None:
-    docs = [{"location": "pi/D1/", "title": "D1 Is the file read when cached?", "text": "It is compacted, then blocked."},
+    docs = [{"location": "pi/D1/", "title": "D1 Is the file read when cached?",
+             "text": "It is compacted, then blocked."},
             {"location": "pi/map/", "title": "Caching", "text": "compacting, reading and reads"},
             {"location": "guide/", "title": "Guide", "text": "stopping", "more": "blocking"}]
     shaped = {d["location"]: d for d in shaped_docs(docs, {"pi/D1/": "D1"},
@@ -195,7 +197,8 @@ FAMILIES = [
     ("reading", "read"), ("processes", "process"), ("pushes", "push"), ("matches", "match"), ("boxes", "box"),
     ("stopped", "stop"), ("running", "run"), ("called", "call"), ("passed", "pass"), ("buzzing", "buzz"),
     ("added", "add"), ("files", "fil"), ("file", "fil"), ("uses", "use"), ("ties", "tie"), ("status", "status"),
-    ("process", "process"), ("analysis", "analysis"), ("make", "mak"), ("sessions", "sess"), ("session", "sess"), ("bash", "bash"), ("use", "use"),
+    ("process", "process"), ("analysis", "analysis"), ("make", "mak"), ("sessions", "sess"), ("session", "sess"),
+    ("bash", "bash"), ("use", "use"),
     ("tool_calls", "tool_calls"), ("pi's", "pi's"),
 ]
 
