@@ -219,8 +219,13 @@ export function step(x: number): number { return x + 1; }
 
 
 def test_the_rest_of_a_cited_function_ranks_above_the_rest_of_its_file(tmp_path, capsys):
-    p = make_project(tmp_path, {"1": {"src/flow.ts": FLOW}}, {"F1": entry_yaml("F1", [("src/flow.ts", "5")])})
+    """(and two callers of the cited function in another folder above both)"""
+    start = "export function start(): number {\n  return flow(1);\n}\nexport function restart(): number {\n  return flow(2);\n}\n"
+    p = make_project(tmp_path, {"1": {"src/flow.ts": FLOW, "src/ui/start.ts": start}},
+                     {"F1": entry_yaml("F1", [("src/flow.ts", "5")])})
     assert leads_json(capsys, p, "F1")["F1"] == [
+        ("src/ui/start.ts", 2, "flow", "also calls flow, a function the entry cites (in start)"),
+        ("src/ui/start.ts", 5, "flow", "also calls flow, a function the entry cites (in restart)"),
         ("src/flow.ts", 6, "step", "also calls step, which the cited code calls (in flow)"),
         ("src/flow.ts", 2, "step", "also calls step, which the cited code calls (in other)")]
 
