@@ -164,6 +164,10 @@ export function offline(): boolean {
 export function quiet(): boolean {
   return readEnv("DEMO_OFFLINE") === "1";
 }
+export function homeDir(): string | undefined {
+  const key = "DEMO_OFFLINE";
+  return process.env.DEMO_OFFLINE ?? readEnv(key);
+}
 """
 
 
@@ -192,11 +196,38 @@ def test_settings_and_environment_variables_however_they_are_read(tmp_path, caps
     # a cited file that is not code (no names to read) comes first: the code cited after it still counts
     assert found["S4"] == found["S1"]
     env = "also reads or sets DEMO_AGENT_HOME"
+    # (a function naming it twice, in a string and from `process.env`: its first line)
     assert found["S2"] == [("src/env.ts", 5, "DEMO_OFFLINE", "also reads or sets DEMO_OFFLINE (in quiet)"),
+                           ("src/env.ts", 8, "DEMO_OFFLINE", "also reads or sets DEMO_OFFLINE (in homeDir)"),
                            ("src/runner.ts", 12, "DEMO_AGENT_HOME", f"{env} (in home)"),
                            ("src/session.ts", 7, "DEMO_AGENT_HOME", f"{env} (in Session.check)")]
     # `getCallLimit` on a cache, below a settings read of the same name: nothing to follow
     assert found["S3"] == []
+
+
+FLOW = """\
+export function other(x: number): number {
+  return step(x);
+}
+export function flow(x: number): number {
+  const a = step(x);
+  const b = step(a);
+  return b;
+}
+export function step(x: number): number { return x + 1; }
+"""
+
+
+def test_the_rest_of_a_cited_function_ranks_above_the_rest_of_its_file(tmp_path, capsys):
+    """(and two callers of the cited function in another folder above both)"""
+    start = "export function start(): number {\n  return flow(1);\n}\nexport function restart(): number {\n  return flow(2);\n}\n"
+    p = make_project(tmp_path, {"1": {"src/flow.ts": FLOW, "src/ui/start.ts": start}},
+                     {"F1": entry_yaml("F1", [("src/flow.ts", "5")])})
+    assert leads_json(capsys, p, "F1")["F1"] == [
+        ("src/ui/start.ts", 2, "flow", "also calls flow, a function the entry cites (in start)"),
+        ("src/ui/start.ts", 5, "flow", "also calls flow, a function the entry cites (in restart)"),
+        ("src/flow.ts", 6, "step", "also calls step, which the cited code calls (in flow)"),
+        ("src/flow.ts", 2, "step", "also calls step, which the cited code calls (in other)")]
 
 
 def test_the_best_linked_function_comes_first(demo, capsys):
