@@ -47,7 +47,8 @@ REAL_PAGES = ("", "pi/", "pi/map/", "pi/D1/", "pi/G1/", "pi/P2/", "pi/problems/"
               "extensions/pi-turn-limit/", "extensions/pi-todo-loop/", "extensions/pi-roundtable/", "pi/editions/",
               "pi/editions/1.4.0-to-1.6.0/", "extensions/", "extensions/pi-subagents/")
 AXE_PAGES = ("", "pi/", "pi/map/", "pi/D1/", "pi/problems/", "pi/P8/", "pi/C10/", "pi/census/", "pi/editions/",
-             "pi/editions/1.4.0-to-1.6.0/", "extensions/pi-turn-limit/", "extensions/pi-todo-loop/")
+             "pi/editions/1.4.0-to-1.6.0/", "extensions/pi-turn-limit/", "extensions/pi-todo-loop/",
+             "extensions/", "extensions/pi-mermaid/")
 BUDGET = {"pi/map/": 10_000, "pi/editions/1.4.0-to-1.6.0/": 10_000, "pi/C10/": 3_000}  # DOM elements
 BYTES = {"pi/C10/": 150_000}  # HTML: the entry that cites the most code
 
