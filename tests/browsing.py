@@ -1,0 +1,229 @@
+"""Driving a real browser (Playwright's chromium) over a built site served on this machine: what the
+browser tests share. A site is served over HTTP under the sub-path of its ``site_url``, as a project
+site is published; every page opened must make no request to another host.
+
+The browser: $DECISION_MAP_BROWSER (a chromium-like executable), else /usr/bin/chromium, else the one
+Playwright installs (`python -m playwright install --with-deps chromium`). With none of them the tests
+are skipped, except in CI (DECISION_MAP_CI=1), where they fail. Screenshots go to
+test-artifacts/browser/<width>px/.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from conftest import REAL_SITE_URL, ROOT, BuiltDemo, require
+
+CHROMIUM = Path("/usr/bin/chromium")
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync"]
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+WIDTHS = (1280, 390)
+
+
+# --- sites and the browser ------------------------------------------------------------------------
+
+
+class ServedSite:
+    """A built site served over HTTP on a free local port, under the path of its site_url.
+
+    A missing page is answered with the site's 404.html and status 404, as GitHub Pages and
+    most static hosts do, so the 404 page is tested where it is really shown."""
+
+    def __init__(self, folder: Path, site_url: str):
+        self.prefix = urlsplit(site_url).path  # "/demo-site/"
+        handler = functools.partial(_Handler, directory=str(folder), prefix=self.prefix)
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.origin = f"http://127.0.0.1:{self.server.server_port}"
+        self.url = self.origin + self.prefix
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def __init__(self, *args, prefix: str, **kwargs):
+        self.prefix = prefix
+        super().__init__(*args, **kwargs)
+
+    def translate_path(self, path: str) -> str:
+        path = urlsplit(path).path
+        inside = path.startswith(self.prefix)
+        local = super().translate_path("/" + path[len(self.prefix):] if inside else "/no-such-file")
+        return local
+
+    def send_head(self):
+        local = Path(self.translate_path(self.path))
+        if local.is_dir():
+            local = local / "index.html"
+        if not local.is_file():
+            missing = Path(self.directory) / "404.html"
+            body = missing.read_bytes()
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return None
+        return super().send_head()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+# The sites are the run's one build of each (conftest: built_demo_site, built_real_site), which the
+# site tests read too; here each is served.
+
+
+@pytest.fixture(scope="session")
+def demo_site(built_demo_site: BuiltDemo):
+    from site_fixtures.demo_site import DEMO_SITE_URL  # (here: tests/test_ci_skips.py runs conftest without it)
+
+    site = ServedSite(built_demo_site.site, DEMO_SITE_URL)
+    yield site
+    site.close()
+
+
+@pytest.fixture(scope="session")
+def real_site(built_real_site: Path):
+    site = ServedSite(built_real_site, REAL_SITE_URL)
+    yield site
+    site.close()
+
+
+def browser_executable() -> str | None:
+    """The browser to drive: $DECISION_MAP_BROWSER, else Debian's chromium, else None (Playwright's own)."""
+    chosen = os.environ.get("DECISION_MAP_BROWSER")
+    if chosen:
+        return chosen
+    return str(CHROMIUM) if CHROMIUM.exists() else None
+
+
+@pytest.fixture(scope="module")  # closed after this module: another sync Playwright may start later
+def browser():
+    from playwright.sync_api import Error, sync_playwright
+
+    executable = browser_executable()
+    if executable is not None:
+        require("a browser", Path(executable).exists(), f"DECISION_MAP_BROWSER names {executable}, which does not exist")
+    with sync_playwright() as playwright:
+        try:
+            launched = playwright.chromium.launch(executable_path=executable, args=BROWSER_ARGS)
+        except Error as err:
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            require("a browser", False, f"no {CHROMIUM}, no $DECISION_MAP_BROWSER, and Playwright's own chromium "
+                    f"did not start ({first}); run `python -m playwright install --with-deps chromium`")
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(params=WIDTHS, ids=lambda width: f"{width}px")
+def width(request) -> int:
+    return request.param
+
+
+def open_context(browser, width: int, scheme: str = "light"):
+    context = browser.new_context(viewport={"width": width, "height": 900 if width > 500 else 844},
+                                  color_scheme=scheme)
+    context.outside = []  # requests to any host but this machine: the site must make none
+
+    def local_only(route) -> None:
+        host = urlsplit(route.request.url).hostname or ""
+        if route.request.url.startswith(("data:", "blob:")) or host in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:
+            context.outside.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", local_only)
+    return context
+
+
+def open_tab(context):
+    tab = context.new_page()
+    tab.problems = []  # console errors and uncaught exceptions
+    tab.on("console", lambda message: tab.problems.append(message.text) if message.type == "error" else None)
+    tab.on("pageerror", lambda error: tab.problems.append(str(error)))
+    return tab
+
+
+@pytest.fixture
+def page(browser, width):
+    context = open_context(browser, width)
+    tab = open_tab(context)
+    yield tab
+    assert context.outside == [], f"requests left this machine: {context.outside}"
+    context.close()
+
+
+def open_page(page, site: ServedSite, path: str) -> None:
+    goto(page, site.url + path)
+
+
+def goto(tab, url: str):
+    """Open a page and wait until the site's script has set it up (it marks the body) and its fonts
+    are in: its state is read then, never after a fixed time. (Not at "networkidle": that adds half
+    a second of quiet to every page opened, and the site's own script is what readers wait for.)"""
+    answer = tab.goto(url, wait_until="load")
+    wait_ready(tab)
+    return answer
+
+
+def wait_ready(tab) -> None:
+    tab.wait_for_selector("body[data-dm-ready]", state="attached")
+    tab.evaluate("document.fonts.ready.then(() => true)")  # a late font would move what is measured
+
+
+def wait_scheme(tab, scheme: str) -> None:
+    """Wait until Material has put the page in the reader's colour scheme: it chooses it by script,
+    from the browser's preference, so a page read (or checked by axe) before that is still light."""
+    tab.wait_for_function("want => document.body.getAttribute('data-md-color-scheme') === want",
+                          arg="slate" if scheme == "dark" else "default")
+
+
+def shot(page, width: int, name: str, full_page: bool = False) -> None:
+    """A picture for a person to look at (test-artifacts/browser/<width>px/): the window, or, with
+    DECISION_MAP_FULL_SHOTS=1, the whole page where the test asks for it. A whole tall page costs
+    seconds to paint (12 s for an extension's page at 1280 px), so it is not taken by default."""
+    folder = ARTIFACTS / f"{width}px"
+    folder.mkdir(parents=True, exist_ok=True)
+    whole = full_page and os.environ.get("DECISION_MAP_FULL_SHOTS") == "1"
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=whole)
+
+
+def overflow(page) -> int:
+    """How far the page scrolls sideways, in CSS pixels (0: it does not)."""
+    return page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+
+
+def shot_name(path: str) -> str:
+    return path.strip("/").replace("/", "-") or "home"
+
+
+def wait_still(tab) -> None:
+    """Wait until nothing on the page is moving or fading in. axe reads colours as they are painted
+    when it runs: a search result caught halfway through the theme's fade-in (a busy machine makes
+    that likely) fails contrast though the settled page passes. Endless animations (a spinner) are
+    not waited for."""
+    tab.wait_for_function("""() => document.getAnimations().every(a =>
+        a.playState !== "running" || a.effect.getComputedTiming().iterations === Infinity)""")
+
+
+def serious_violations(tab) -> list[str]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    wait_still(tab)
+    results = Axe().run(tab)
+    serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    return [f"{v['id']} ({v['impact']}): {v['help']}: "
+            + "; ".join(" ".join(n["target"]) for n in v["nodes"][:5]) for v in serious]
