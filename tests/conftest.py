@@ -101,23 +101,19 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The real site's one build (probes and all) is the run's longest step; it starts in the
-    background as soon as the tests are collected (:func:`pytest_collection_finish`). The tests that
-    read it go last in each file, so that every worker runs what needs no build meanwhile. (`make
-    test` runs the files on two workers, each file on one: `--dist loadfile`.)"""
-    real = [item for item in items if "built_real_site" in getattr(item, "fixturenames", ())]
-    moved = set(map(id, real))
-    last = {item.path: [] for item in real}
-    for item in real:
-        last[item.path].append(item)
-    ordered: list[pytest.Item] = []
-    for index, item in enumerate(items):
-        if id(item) in moved:
-            continue
-        ordered.append(item)
-        following = items[index + 1] if index + 1 < len(items) else None
-        if item.path in last and (following is None or following.path != item.path):
-            ordered += last.pop(item.path)  # the end of its file
-    items[:] = ordered + [item for group in last.values() for item in group]
+    background as soon as the tests are collected (:func:`pytest_collection_finish`). Meanwhile the
+    workers run the files that do not read it: those that do come last (the most readers first),
+    and in them the tests that read it come last. (`make test` runs the files on two workers, each
+    file on one, handed out in this order: `--dist loadfile`.)"""
+    def reads_it(item: pytest.Item) -> bool:
+        return "built_real_site" in getattr(item, "fixturenames", ())
+
+    files: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.path, []).append(item)
+    readers = {path: sum(map(reads_it, group)) for path, group in files.items()}
+    order = sorted(files, key=lambda path: (readers[path] > 0, -readers[path]))  # (a stable sort)
+    items[:] = [item for path in order for item in sorted(files[path], key=reads_it)]
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
