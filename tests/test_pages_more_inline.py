@@ -329,3 +329,180 @@ def test_the_extensions_index_sorts_each_extensions_decisions_by_group_and_numbe
     assert guard.decisions == ("C1", "C2", "G2", "G10")
     assert guard.groups == "CG" and guard.name == "guard"
     assert none.decisions == () and none.groups == "" and none.name == "none"
+
+
+# --- editions.py: each entry's verdict, and the code before and after ---------------------------------
+
+A_V1 = """export function keep(a) {
+  return a + 1;
+}
+
+export function change(x) {
+  const y = x * 2;
+  return y;
+}
+"""
+A_V2 = """// a header
+// added
+export function change(x) {
+    const y = x * 3;
+    return y;
+  log(y);
+
+}
+"""
+B_V2 = """export function keep(a) {
+  return a + 1;
+}
+"""
+OLD_ONLY = "export const gone = 1;\nexport const also = 2;\n"
+EDITION_TREES = {"0.9.0": {"src/old.ts": OLD_ONLY},
+                 "1.0.0": {"src/a.ts": A_V1, "src/gone.ts": OLD_ONLY},
+                 "2.0.0": {"src/a.ts": A_V2, "src/b.ts": B_V2}}
+
+
+def row(entry_id: str, file: str, old: tuple[int, int], new: tuple[int, int] | None, status: str, claim: str,
+        *, checked_at: str = "1.0.0", new_file: str | None = None) -> EditionCitation:
+    return EditionCitation(entry_id, file, old, new, checked_at, status, claim, 1, new_file)
+
+
+def edition_map(*, upstream: Upstream | None = None, source: Source = Source(), rewritten: bool = True,
+                settled: tuple[tuple[str, str], ...] = (), date: str = "2026-03-01") -> DecisionMap:
+    from generator.release.bump import claim_digest
+
+    entries = {e.id: e for e in (
+        entry("D1", cites=(cite(), cite(start=2))), entry("D2", cites=(cite(), cite(), cite())),
+        entry("G1", "model", cites=(cite(),)), entry("G2", "model", cites=(cite(),)),
+        entry("P1", kind="problem", upstream=upstream, cites=(cite(),)), entry("D5", cites=(cite(), cite())))}
+    claim = {i: claim_digest(e) for i, e in entries.items()}
+    rows = (row("D1", "src/a.ts", (5, 8), (3, 8), "changed", claim["D1"]),  # its code edited
+            row("D1", "src/a.ts", (1, 3), (1, 3), "changed", claim["D1"], new_file="src/b.ts"),  # moved to b.ts
+            row("D2", "src/a.ts", (1, 3), (4, 6), "moved", claim["D2"]),
+            row("D2", "src/a.ts", (5, 5), (7, 7), "moved", claim["D2"]),
+            row("D2", "src/b.ts", (1, 1), (1, 1), "ok", claim["D2"]),
+            row("G1", "src/gone.ts", (1, 1), None, "missing", claim["G1"] if not rewritten else "old claim"),
+            row("G2", "src/a.ts", (1, 1), (1, 1), "ok", "old words" if rewritten else claim["G2"]),
+            row("P1", "src/old.ts", (1, 9), (1, 1), "changed", claim["P1"], checked_at="0.9.0"),
+            row("D9", "src/a.ts", (1, 1), (1, 1), "ok", "left"))
+    older = Edition("0.9.0", "1.0.0", "2026-01-01", (), Path("editions/0.9.0-to-1.0.0.yaml"))
+    latest = Edition("1.0.0", "2.0.0", date, rows, Path("editions/1.0.0-to-2.0.0.yaml"),
+                     probes=(SimpleNamespace(id="D1", before="holds", after="fails"),), settled=settled,
+                     before=(("G1", "It used to stop."), ("G2", "Other words.")))
+    return DecisionMap("demo", Path("decisions/demo"), "Demo", "https://github.com/o/r/", "2.0.0", source, None,
+                       (), (), None, entries=tuple(entries.values()), editions=(older, latest))
+
+
+def latest_edition(decision_map: DecisionMap):
+    from generator.site.pages.editions import edition_views
+
+    views = edition_views(decision_map, MemoryTrees(EDITION_TREES))
+    assert [v.slug for v in views] == ["1.0.0-to-2.0.0", "0.9.0-to-1.0.0"]  # newest first
+    return views[0]
+
+
+def test_an_edition_gives_each_entry_its_verdict_in_the_order_of_its_rows() -> None:
+    x = latest_edition(edition_map())
+    assert [(v.id, v.verdict.verdict, v.kind) for v in x.entries] == [
+        ("D1", "changed", "decision"), ("D2", "moved", "decision"), ("G1", "rewritten", "decision"),
+        ("G2", "rewritten", "decision"), ("P1", "changed", "problem"), ("D9", "removed", "decision")]
+    assert x.page == "editions/1.0.0-to-2.0.0.md" and x.entry("G2").anchor == "g2" and x.entry("X1") is None
+    assert [v.id for v in x.of("rewritten")] == ["G1", "G2"]
+    assert x.count("changed") == 2 and x.count("changed", "problem") == 1 and x.count("changed", "decision") == 1
+    assert x.count("removed") == 1 and x.count("unchanged") == 0
+    assert x.statuses() == {"changed": 3, "moved": 2, "ok": 3, "missing": 1}
+    # re-written because its code changed (G1: its file is gone), or for its wording alone (G2)
+    assert [v.id for v in x.differently] == ["G1"] and [v.id for v in x.reworded] == ["G2"]
+    assert x.entry("G1").before == "It used to stop." and x.entry("D1").before is None
+    assert x.entry("D1").probe == ("holds", "fails") and x.entry("D2").probe is None
+    assert not any(v.edited_since for v in x.entries)
+    # the moved citations, by file in the order they first appear
+    assert [(f, [r.new for r in rows]) for f, rows in x.entry("D2").moves] == [("src/a.ts", [(4, 6), (7, 7)])]
+    assert x.entry("D1").changed_code == (("a.ts", "change"), ("b.ts", "keep"))
+
+
+def test_a_drifted_citation_shows_its_old_and_new_code_with_the_lines_that_differ() -> None:
+    x = latest_edition(edition_map())
+    edited, elsewhere = x.entry("D1").drifts
+    before, after = edited.before, edited.after
+    assert (before.version, before.start, before.end, before.lines, before.line_count) == ("1.0.0", 5, 8, "lines 5-8", 4)
+    assert before.code == "export function change(x) {\n  const y = x * 2;\n  return y;\n}"
+    assert before.differs == (2,)  # `return y;` only re-indented: the same code
+    assert (after.version, after.start, after.end, after.language) == ("2.0.0", 3, 8, "ts")
+    assert after.code == "export function change(x) {\n    const y = x * 3;\n    return y;\n  log(y);\n\n}"
+    assert after.differs == (2, 4)  # the changed line and the added one; the added blank line is never marked
+    assert before.permalink == "https://github.com/o/r/blob/v1.0.0/src/a.ts#L5-L8"
+    assert after.permalink == "https://github.com/o/r/blob/v2.0.0/src/a.ts#L3-L8"
+    assert edited.symbol == "change" and edited.file_after == "src/a.ts"
+    # code that went to another file: read there, linked there
+    assert elsewhere.file_after == "src/b.ts" and elsewhere.after.code == B_V2.rstrip("\n")
+    assert elsewhere.after.permalink == "https://github.com/o/r/blob/v2.0.0/src/b.ts#L1-L3"
+    assert elsewhere.before.differs == () and elsewhere.after.differs == ()
+
+
+def test_code_that_is_gone_or_unreadable_is_said_to_be_so() -> None:
+    x = latest_edition(edition_map())
+    (gone,) = x.entry("G1").drifts
+    assert gone.after is None and gone.before.differs == ()  # nothing to compare against: nothing marked
+    assert gone.before.lines == "line 1" and gone.before.line_count == 1
+    assert gone.before.permalink == "https://github.com/o/r/blob/v1.0.0/src/gone.ts#L1"
+    (short,) = x.entry("P1").drifts
+    # the old range is read where it was last checked (0.9.0), which is before `from` (1.0.0); a range
+    # longer than the file is shown as far as it goes, without naming a declaration
+    assert short.before.version == "0.9.0" and short.before.code == OLD_ONLY.rstrip("\n")
+    assert short.symbol == "" and short.after is None and short.before.differs == ()
+    missing = SimpleNamespace(verdict=SimpleNamespace(drifted=(row("D1", "src/none.ts", (1, 1), None, "missing",
+                                                                  "c"),)))
+    from generator.site.pages.editions import drift_views
+
+    (unread,) = drift_views(edition_map(), MemoryTrees(EDITION_TREES), edition_map().editions[1], missing.verdict)
+    assert unread.before is None and unread.after is None and unread.symbol == ""
+
+
+def test_a_problem_whose_code_changed_asks_for_a_recheck_unless_it_is_settled() -> None:
+    open_ = latest_edition(edition_map())
+    assert [v.id for v in open_.rechecks] == ["P1"] and open_.rechecked == ()
+    assert open_.settled(open_.entry("D1")) is None
+    fixed = latest_edition(edition_map(upstream=Upstream(7, "closed", "2026-01-01", fixed_in="2.0.0")))
+    assert fixed.rechecks == () and [v.id for v in fixed.rechecked] == ["P1"]
+    assert fixed.settled(fixed.entry("P1")) == "fixed"
+    on_the_day = latest_edition(edition_map(upstream=Upstream(7, "open", "2026-03-01")))
+    assert on_the_day.settled(on_the_day.entry("P1")) == "checked" and on_the_day.rechecks == ()
+    before = latest_edition(edition_map(upstream=Upstream(7, "open", "2026-02-28")))
+    assert before.settled(before.entry("P1")) is None and [v.id for v in before.rechecks] == ["P1"]
+    removed = latest_edition(edition_map())
+    assert removed.settled(removed.entry("D9")) is None
+
+
+def test_an_entry_edited_after_its_edition_was_settled_says_so() -> None:
+    from generator.release.bump import claim_digest
+
+    d2 = entry("D2", cites=(cite(), cite(), cite()))
+    x = latest_edition(edition_map(settled=(("D1", "what it said then"), ("D2", claim_digest(d2)))))
+    assert x.entry("D1").edited_since and not x.entry("D2").edited_since
+
+
+def test_the_edition_says_how_its_citations_relate_to_the_maps_today() -> None:
+    x = latest_edition(edition_map())
+    cov = x.coverage
+    assert (cov.at_bump, cov.now) == (9, 10)
+    assert cov.added_entries == (("D5", 2),) and cov.removed_entries == (("D9", 1),)
+    assert cov.changed_in_entries == 0 - 1 + 1 + 0 + 0 + 0  # D1 2→2, D2 3→3, G1 1→1, G2 1→1, P1 1→1
+    assert not cov.same
+    from generator.site.pages.editions import Coverage
+
+    assert Coverage(3, 3, (), (), 0).same and not Coverage(3, 4, (), (), 1).same
+    assert not Coverage(3, 3, (("D5", 1),), (("D6", 1),), 0).same and not Coverage(3, 3, (), (("D6", 1),), 1).same
+
+
+def test_the_code_of_an_extension_pinned_on_npm_links_to_its_file_on_npm() -> None:
+    from generator.site.pages.editions import file_url, language, permalink
+
+    shipped = edition_map(source=Source(npm=(NpmPackage("other", "", shipped=False),
+                                             NpmPackage("@s/p", "", shipped=True))))
+    assert permalink(shipped, "src/a b.ts", "2.0.0+b", (3, 7)) == "https://unpkg.com/@s/p@2.0.0%2Bb/src/a%20b.ts"
+    unshipped = edition_map(source=Source(npm=(NpmPackage("other", "", shipped=False),)))
+    assert permalink(unshipped, "src/a.ts", "2.0.0", (3, 3)) == "https://github.com/o/r/blob/v2.0.0/src/a.ts#L3"
+    assert file_url("@s/p q", "1", "x.js") == "https://unpkg.com/@s/p%20q@1/x.js"
+    assert [language(p) for p in ("a.TS", "a.mts", "a.cts", "a.tsx", "a.js", "a.mjs", "a.cjs", "a.jsx", "a.json",
+                                  "a.md", "Makefile", "dir.ts/a")] == [
+        "ts", "ts", "ts", "tsx", "js", "js", "js", "jsx", "json", "text", "text", "text"]
