@@ -55,8 +55,8 @@ CORE = {
 }
 # Beyond the core: the modules that guard the user's machine (the fetched tarball, the cache, the
 # folders written) and the reader's page (a failed build keeps the old site, leaked markup fails
-# it). Not yet here: site/pages/views.py and site/plugin.py (their tests build whole sites, a minute
-# or more for each mutant), and the probes' runs in the sandbox (their tests install pi from the registry).
+# it). Not yet here: site/pages/views.py (its tests build whole sites, a minute or more for each
+# mutant), and the probes' runs in the sandbox (their tests install pi from the registry).
 GUARDS = {
     # fetch: what keeps a hostile or broken download off the machine and the cache whole (the
     # tarball's integrity, the source maps' paths, the locked atomic publish, the digests), and how
@@ -84,6 +84,8 @@ GUARDS = {
     # edition, the loop drawing: rendered in-process from small inline models and from the demo map
     "generator/site/pages/environment.py": ["*"], "generator/site/pages/extensions.py": ["*"],
     "generator/site/pages/editions.py": ["*"], "generator/site/pages/diagram.py": ["*"],
+    # the MkDocs plugin's hooks, driven through MkDocs' own plugin collection with a rendered site
+    "generator/site/plugin.py": ["*"],
 }
 MODULES = {**CORE, **GUARDS}
 # The tests that check each module: what a mutant of it must fail. Every one works on fixture
@@ -179,6 +181,7 @@ TESTS = {
     "generator/site/pages/extensions.py": ["tests/test_pages_more_inline.py", _GOLDEN],
     "generator/site/pages/editions.py": ["tests/test_pages_more_inline.py", _GOLDEN, *_EDITION_PAGES],
     "generator/site/pages/diagram.py": ["tests/test_pages_more_inline.py", _GOLDEN],
+    "generator/site/plugin.py": ["tests/test_pages_more_inline.py"],
 }
 COPIED = ["generator", "tests", "bench", "pyproject.toml", "decisions", "schema", "site_src", "mkdocs.yml", ".github", ".ci",
           ".pre-commit-config.yaml", "Makefile", "README.md", "CONTRIBUTING.md", "requirements.lock"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -209,7 +210,8 @@ def test_sizes_ranges_counts_and_numbers_read_as_a_person_says_them() -> None:
     assert span((7, 7)) == "7" and span((7, 12)) == "7-12"
     assert count(1, "line") == "1 line" and count(2, "line") == "2 lines" and count(0, "entry", "entries") == "0 entries"
     assert count(1, "entry", "entries") == "1 entry"
-    assert [number_word(n) for n in (0, 1, 10, 11, -1)] == ["No", "One", "Ten", "11", "-1"]
+    assert [number_word(n) for n in (*range(12), -1)] == ["No", "One", "Two", "Three", "Four", "Five", "Six",
+                                                           "Seven", "Eight", "Nine", "Ten", "11", "-1"]
     assert who_list(["person"]) == "a person"
     assert who_list(["code", "person", "code"]) == "plain code and a person"
     assert who_list(["code", "model", "person"]) == "plain code, an AI model and a person"
@@ -220,7 +222,7 @@ def test_sizes_ranges_counts_and_numbers_read_as_a_person_says_them() -> None:
 
 GUARD_CODE = ("export default function (pi) {\n"
               "\tpi.on(\"tool_call\", (event) => {\r\n"
-              "\t\treturn { block: true };\r\n"
+              "\t\treturn { block: true }; // X\r\n"
               "\t});\n"
               "}\n")
 
@@ -252,7 +254,7 @@ def test_an_npm_extensions_levers_show_its_own_code_linked_where_npm_serves_it(t
                                                                      ("D1", "D2"))
     (code,) = lever.code
     # tabs as four spaces, the common indentation and the carriage returns gone
-    assert code.code == 'pi.on("tool_call", (event) => {\n    return { block: true };\n});'
+    assert code.code == 'pi.on("tool_call", (event) => {\n    return { block: true }; // X\n});'
     assert (code.start, code.end, code.language, code.symbol) == (2, 4, "ts", "default.pi.on")
     assert code.permalink == "https://unpkg.com/@acme/pi-guard@1.2.0/src/index.ts"
     assert code.citation is overlay.levers[0].cites[0]
@@ -352,7 +354,6 @@ export function change(x) {
 }
 """
 B_V2 = """export function keep(a) {
-  return a + 1;
 }
 """
 OLD_ONLY = "export const gone = 1;\nexport const also = 2;\n"
@@ -371,12 +372,12 @@ def edition_map(*, upstream: Upstream | None = None, source: Source = Source(), 
     from generator.release.bump import claim_digest
 
     entries = {e.id: e for e in (
-        entry("D1", cites=(cite(), cite(start=2))), entry("D2", cites=(cite(), cite(), cite())),
+        entry("D1", cites=(cite(), cite(start=2))), entry("D2", cites=(cite(), cite(), cite(), cite())),
         entry("G1", "model", cites=(cite(),)), entry("G2", "model", cites=(cite(),)),
         entry("P1", kind="problem", upstream=upstream, cites=(cite(),)), entry("D5", cites=(cite(), cite())))}
     claim = {i: claim_digest(e) for i, e in entries.items()}
     rows = (row("D1", "src/a.ts", (5, 8), (3, 8), "changed", claim["D1"]),  # its code edited
-            row("D1", "src/a.ts", (1, 3), (1, 3), "changed", claim["D1"], new_file="src/b.ts"),  # moved to b.ts
+            row("D1", "src/a.ts", (1, 3), (1, 2), "changed", claim["D1"], new_file="src/b.ts"),  # to b.ts, a line less
             row("D2", "src/a.ts", (1, 3), (4, 6), "moved", claim["D2"]),
             row("D2", "src/a.ts", (5, 5), (7, 7), "moved", claim["D2"]),
             row("D2", "src/b.ts", (1, 1), (1, 1), "ok", claim["D2"]),
@@ -435,8 +436,8 @@ def test_a_drifted_citation_shows_its_old_and_new_code_with_the_lines_that_diffe
     assert edited.symbol == "change" and edited.file_after == "src/a.ts"
     # code that went to another file: read there, linked there
     assert elsewhere.file_after == "src/b.ts" and elsewhere.after.code == B_V2.rstrip("\n")
-    assert elsewhere.after.permalink == "https://github.com/o/r/blob/v2.0.0/src/b.ts#L1-L3"
-    assert elsewhere.before.differs == () and elsewhere.after.differs == ()
+    assert elsewhere.after.permalink == "https://github.com/o/r/blob/v2.0.0/src/b.ts#L1-L2"
+    assert elsewhere.before.differs == (2,) and elsewhere.after.differs == ()  # a line deleted
 
 
 def test_code_that_is_gone_or_unreadable_is_said_to_be_so() -> None:
@@ -476,7 +477,7 @@ def test_a_problem_whose_code_changed_asks_for_a_recheck_unless_it_is_settled() 
 def test_an_entry_edited_after_its_edition_was_settled_says_so() -> None:
     from generator.release.bump import claim_digest
 
-    d2 = entry("D2", cites=(cite(), cite(), cite()))
+    d2 = entry("D2", cites=(cite(), cite(), cite(), cite()))
     x = latest_edition(edition_map(settled=(("D1", "what it said then"), ("D2", claim_digest(d2)))))
     assert x.entry("D1").edited_since and not x.entry("D2").edited_since
 
@@ -484,9 +485,9 @@ def test_an_entry_edited_after_its_edition_was_settled_says_so() -> None:
 def test_the_edition_says_how_its_citations_relate_to_the_maps_today() -> None:
     x = latest_edition(edition_map())
     cov = x.coverage
-    assert (cov.at_bump, cov.now) == (9, 10)
+    assert (cov.at_bump, cov.now) == (9, 11)
     assert cov.added_entries == (("D5", 2),) and cov.removed_entries == (("D9", 1),)
-    assert cov.changed_in_entries == 0 - 1 + 1 + 0 + 0 + 0  # D1 2→2, D2 3→3, G1 1→1, G2 1→1, P1 1→1
+    assert cov.changed_in_entries == 1  # D2 cites one line more than it did; the others as many
     assert not cov.same
     from generator.site.pages.editions import Coverage
 
@@ -506,3 +507,690 @@ def test_the_code_of_an_extension_pinned_on_npm_links_to_its_file_on_npm() -> No
     assert [language(p) for p in ("a.TS", "a.mts", "a.cts", "a.tsx", "a.js", "a.mjs", "a.cjs", "a.jsx", "a.json",
                                   "a.md", "Makefile", "dir.ts/a")] == [
         "ts", "ts", "ts", "tsx", "js", "js", "js", "jsx", "json", "text", "text", "text"]
+
+
+# --- diagram.py: the loop, each decision a tile linking to its page --------------------------------
+
+SVG = "{http://www.w3.org/2000/svg}"
+GOLDEN_RING = Path(__file__).parent / "golden" / "loop-ring.html"
+
+
+def card(e: Entry):
+    from generator.site.pages.views import Card
+
+    return Card(e, e.id.lower(), (), ())
+
+
+def group(group_id: str, title: str, *entries: Entry):
+    from generator.site.pages.views import GroupView
+
+    return GroupView(group_id, title, None, tuple(card(e) for e in entries))
+
+
+def pi_like_groups():
+    """Five stages, as pi's map has them: a start, a loop of three, an end."""
+    return (group("S", "Start, the run", entry("S1")),
+            group("N", "Next step", *(entry(f"N{i}", "model") for i in range(1, 6))),
+            group("P", "Permission: asked", entry("P1", "person", overrides=(
+                Override("person", "presses Escape", can="stop the run"), Override("code", "a hook")))),
+            group("T", "Tools", entry("T1", None)),
+            group("E", "End", entry("E1")))
+
+
+def loop(groups, **options) -> str:
+    from generator.site.pages.diagram import loop_diagram
+
+    options.setdefault("name", "t")
+    options.setdefault("caption", "How a run goes.")
+    return loop_diagram(groups, lambda c: f"../pi/{c.id}.md", **options)
+
+
+def drawings(figure: str) -> dict[str, ET.Element]:
+    """Each drawing of a figure by kind ("wide", "narrow"), parsed."""
+    found = re.findall(r'<svg class="dm-loop__svg dm-loop__svg--(\w+)".*?</svg>', figure, re.DOTALL)
+    return {kind: ET.fromstring(svg) for kind, svg in zip(found, re.findall(
+        r'<svg class="dm-loop__svg .*?</svg>', figure, re.DOTALL))}
+
+
+def boxes(svg: ET.Element) -> dict[str, tuple[float, float, float, float]]:
+    """Each stage's box (x, y, width, height) by its title."""
+    out = {}
+    for stage in svg.iter(f"{SVG}g"):
+        if stage.get("class") == "dm-stage":
+            rect = stage.find(f"{SVG}rect")
+            title = stage.find(f"{SVG}text").text
+            out[title] = tuple(float(rect.get(k)) for k in ("x", "y", "width", "height"))
+    return out
+
+
+def tiles(svg: ET.Element) -> dict[str, dict]:
+    """Each decision's tile: its link, name, shape and the box its shape fills."""
+    out = {}
+    for a in svg.iter(f"{SVG}a"):
+        shape = next(iter(a))
+        shape = a[1]
+        label = a.find(f"{SVG}text")
+        out[label.text] = {"href": a.get("href"), "class": a.get("class"), "name": a.get("aria-label"),
+                           "title": a.find(f"{SVG}title").text, "shape": shape,
+                           "marks": [m.get("class") for m in a[3:]]}
+    return out
+
+
+def shape_box(shape: ET.Element) -> tuple[float, float, float, float]:
+    if shape.tag == f"{SVG}rect":
+        return tuple(float(shape.get(k)) for k in ("x", "y", "width", "height"))
+    xs, ys = zip(*(map(float, p.split(",")) for p in shape.get("points").split()))
+    return min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)
+
+
+def inside(inner, outer) -> bool:
+    return (outer[0] <= inner[0] and inner[0] + inner[2] <= outer[0] + outer[2]
+            and outer[1] <= inner[1] and inner[1] + inner[3] <= outer[1] + outer[3])
+
+
+def apart(a, b) -> bool:
+    return a[0] + a[2] <= b[0] or b[0] + b[2] <= a[0] or a[1] + a[3] <= b[1] or b[1] + b[3] <= a[1]
+
+
+def arrows(svg: ET.Element) -> list[tuple[str, list[tuple[float, float]]]]:
+    group_ = next(g for g in svg.iter(f"{SVG}g") if g.get("class") == "dm-loop__arrows")
+    return [(p.get("class"), [tuple(map(float, xy.split(","))) for xy in p.get("points").split()])
+            for p in group_ if p.tag == f"{SVG}polyline"]
+
+
+def on_edge(point, box) -> bool:
+    x, y = point
+    bx, by, bw, bh = box
+    return ((x in (bx, bx + bw) and by <= y <= by + bh) or (y in (by, by + bh) and bx <= x <= bx + bw))
+
+
+def test_the_loop_figure_matches_its_golden_file() -> None:
+    """The ring and the stacked drawing of a five-stage map, exactly (regenerate with
+    UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_pages_more_inline.py, then read the diff)."""
+    import os
+
+    figure = loop(pi_like_groups(), table="#at-a-glance")
+    if os.environ.get("UPDATE_GOLDEN"):
+        if not GOLDEN_RING.is_file() or GOLDEN_RING.read_text(encoding="utf-8") != figure:
+            GOLDEN_RING.write_text(figure, encoding="utf-8")
+            pytest.fail("UPDATE_GOLDEN=1 rewrote tests/golden/loop-ring.html; read its diff", pytrace=False)
+        return
+    assert figure == GOLDEN_RING.read_text(encoding="utf-8"), (
+        "the loop figure differs from tests/golden/loop-ring.html; if intended, regenerate it with "
+        "UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_pages_more_inline.py")
+
+
+def test_every_decision_is_a_tile_linking_to_its_page_in_both_drawings() -> None:
+    figure = loop(pi_like_groups(), table="#at-a-glance")
+    assert figure.startswith('<figure class="dm-loop dm-loop--ring" id="dm-loop-t" data-search-exclude>\n'
+                             '<a class="dm-skip" href="#dm-loop-t-caption">Skip the drawing\u2019s 9 links</a>\n')
+    assert figure.endswith(' <a href="#at-a-glance">The same decisions as a table</a>.</figcaption>\n</figure>')
+    assert '<figcaption id="dm-loop-t-caption">How a run goes. <span class="dm-legend">' in figure
+    found = drawings(figure)
+    assert list(found) == ["wide", "narrow"]
+    for kind, svg in found.items():
+        assert svg.get("aria-describedby") == "dm-loop-t-caption"
+        assert svg.get("aria-label") == "The loop with each decision in its place"
+        shown = tiles(svg)
+        assert sorted(shown) == ["E1", "N1", "N2", "N3", "N4", "N5", "P1", "S1", "T1"]
+        assert all(t["href"] == f"../pi/{i}.md" for i, t in shown.items())
+        assert shown["N1"]["class"] == "dm-node dm-node--model" and shown["T1"]["class"] == "dm-node dm-node--none"
+        assert shown["S1"]["name"] == shown["S1"]["title"] == "S1: Who decides S1? Decided by plain code."
+        assert shown["T1"]["name"] == "T1: Who decides T1? Decided by nobody."
+        assert shown["P1"]["name"] == ("P1: Who decides P1? Decided by a person; a person can stop the run; "
+                                       "plain code can overrule.")
+        assert shown["P1"]["marks"] == ["dm-dot dm-dot--person", "dm-dot dm-dot--code"]
+        labels = [g.get("aria-label") for g in svg.iter(f"{SVG}g") if g.get("class") == "dm-stage"]
+        assert labels == ["Stage 1 of 5: Start, 1 decision", "Stage 2 of 5: Next step, 5 decisions",
+                          "Stage 3 of 5: Permission, 1 decision", "Stage 4 of 5: Tools, 1 decision",
+                          "Stage 5 of 5: End, 1 decision"]
+        abouts = [t.text for t in svg.iter(f"{SVG}text") if t.get("class") == "dm-stage__about"]
+        assert abouts == ["S · 1 decision", "N · 5 decisions", "P · 1 decision", "T · 1 decision", "E · 1 decision"]
+
+
+def test_who_decides_is_told_by_each_tiles_shape_as_well_as_its_colour() -> None:
+    shown = tiles(drawings(loop(pi_like_groups()))["wide"])
+    code, model, person, nobody = (shown[i]["shape"] for i in ("S1", "N1", "P1", "T1"))
+    assert code.tag == f"{SVG}rect" and code.get("rx") == "1" and code.get("class") == "dm-shape dm-shape--code"
+    assert model.tag == f"{SVG}rect" and float(model.get("rx")) == float(model.get("height")) / 2
+    assert person.tag == f"{SVG}polygon" and len(person.get("points").split()) == 6  # pointed at both ends
+    x, y, w, h = shape_box(person)
+    points = [tuple(map(float, p.split(","))) for p in person.get("points").split()]
+    assert (x, y + h / 2) in points and (x + w, y + h / 2) in points and (x + 7, y) in points
+    assert nobody.tag == f"{SVG}rect" and nobody.get("rx") == "5" and nobody.get("class") == "dm-shape dm-shape--none"
+    # each tile the same size, its ID centred in it
+    sizes = {shape_box(t["shape"])[2:] for t in shown.values()}
+    assert sizes == {(46.0, 28.0)}
+
+
+def test_the_tiles_sit_inside_their_stage_without_overlapping() -> None:
+    for kind, svg in drawings(loop(pi_like_groups())).items():
+        stage_boxes = boxes(svg)
+        assert all(apart(a, b) for a in stage_boxes.values() for b in stage_boxes.values() if a is not b), kind
+        width, height = float(svg.get("width")), float(svg.get("height"))
+        assert svg.get("viewBox") == f"0 0 {svg.get('width')} {svg.get('height')}"
+        assert all(inside(b, (0, 0, width, height)) for b in stage_boxes.values())
+        shown = tiles(svg)
+        by_stage = {"Start": ["S1"], "Next step": [f"N{i}" for i in range(1, 6)], "Permission": ["P1"],
+                    "Tools": ["T1"], "End": ["E1"]}
+        for stage, ids in by_stage.items():
+            box = stage_boxes[stage]
+            for i in ids:
+                tile = shape_box(shown[i]["shape"])
+                assert inside(tile, box), (kind, i)
+                assert tile[1] >= box[1] + 46  # below the stage's title and count
+            tile_boxes = [shape_box(shown[i]["shape"]) for i in ids]
+            assert all(apart(a, b) for a in tile_boxes for b in tile_boxes if a is not b)
+        # the tiles of a stage in reading order: left to right, then the next row
+        n = [shape_box(shown[f"N{i}"]["shape"]) for i in range(1, 6)]
+        assert n[0][1] == n[1][1] and n[0][0] < n[1][0]
+        if kind == "wide":  # four to a row
+            assert n[4][1] > n[0][1] and n[4][0] == n[0][0]  # the fifth starts a second row
+            assert n[3][1] == n[0][1]
+        else:  # as many as the phone's width holds: six
+            assert n[4][1] == n[0][1] and n[4][0] > n[3][0]
+    assert float(drawings(loop(pi_like_groups()))["narrow"].get("width")) <= 360  # legible on a phone
+
+
+def test_the_wide_drawing_is_a_ring_from_start_round_the_loop_to_the_end() -> None:
+    svg = drawings(loop(pi_like_groups()))["wide"]
+    b = boxes(svg)
+    start, nxt, permission, tools, end = (b[s] for s in ("Start", "Next step", "Permission", "Tools", "End"))
+    # top row left to right: start, then the loop's first half; the end bottom left; the rest of
+    # the loop on the bottom row, right to left
+    assert start[1] == nxt[1] == permission[1] and start[0] < nxt[0] < permission[0]
+    assert tools[1] == end[1] > start[1] and end[0] == start[0] and tools[0] == permission[0]
+    assert len({box[2] for box in b.values()}) == 1  # one width for every stage
+    assert start[3] == nxt[3] == permission[3] and tools[3] == end[3]
+    assert tools[1] - (start[1] + start[3]) == 64 and nxt[0] - (start[0] + start[2]) == 52  # room for the arrows
+    found = arrows(svg)
+    assert [kind for kind, _ in found] == ["dm-loop__flow", "dm-loop__flow", "dm-loop__flow", "dm-loop__return",
+                                           "dm-loop__exit"]
+    into, across, down, back, out = (points for _, points in found)
+    assert on_edge(into[0], start) and on_edge(into[-1], nxt) and into[0][1] == into[-1][1] == start[1] + 23
+    assert on_edge(across[0], nxt) and on_edge(across[-1], permission)
+    assert down == [(permission[0] + permission[2] / 2, permission[1] + permission[3]),
+                    (tools[0] + tools[2] / 2, tools[1])]
+    assert on_edge(back[0], tools) and on_edge(back[-1], nxt) and back[-1][1] == nxt[1] + nxt[3]  # up into the loop
+    assert out == [(nxt[0] + 18, nxt[1] + nxt[3]), (end[0] + end[2] - 18, end[1])]
+    notes = {t.text: t for t in svg.iter(f"{SVG}text") if t.get("class") == "dm-loop__note"}
+    assert set(notes) == {"each turn", "the run ends"}
+    assert notes["the run ends"].get("text-anchor") == "end" and notes["each turn"].get("text-anchor") == "start"
+    assert float(notes["each turn"].get("x")) == (back[0][0] + back[-1][0]) / 2 + 8
+
+
+def test_every_arrow_ends_in_a_head_pointing_along_it() -> None:
+    for svg in drawings(loop(pi_like_groups())).values():
+        heads = [p for p in svg.iter(f"{SVG}polygon") if p.get("class", "").endswith("-head")]
+        lines = arrows(svg)
+        assert len(heads) == len(lines)
+        for (kind, points), head in zip(lines, heads):
+            assert head.get("class") == f"{kind}-head"
+            tip, left, right = (tuple(map(float, p.split(","))) for p in head.get("points").split())
+            (x1, y1), (x2, y2) = points[-2], points[-1]
+            assert tip == (round(x2, 1), round(y2, 1))
+            # the two barbs behind the tip, one on each side of the line, 8 units back
+            back = ((left[0] + right[0]) / 2, (left[1] + right[1]) / 2)
+            length = ((x2 - x1) ** 2 + (y2 - y1) ** 2) ** 0.5
+            along = ((x2 - back[0]) * (x2 - x1) + (y2 - back[1]) * (y2 - y1)) / length
+            assert 7 < along < 8
+            side = lambda p: (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1)  # noqa: E731
+            assert side(left) * side(right) < 0
+
+
+def test_the_narrow_drawing_stacks_the_stages_with_the_loop_beside_them() -> None:
+    svg = drawings(loop(pi_like_groups()))["narrow"]
+    b = list(boxes(svg).values())
+    assert [box[0] for box in b] == [26] * 5 and all(box[2] == 360 - 2 * 26 for box in b)
+    assert all(lower[1] - (upper[1] + upper[3]) == 30 for upper, lower in zip(b, b[1:]))
+    start, nxt, permission, tools, end = b
+    found = arrows(svg)
+    assert [kind for kind, _ in found] == ["dm-loop__flow"] * 3 + ["dm-loop__return", "dm-loop__exit"]
+    for (_, points), (upper, lower) in zip(found[:3], zip(b, b[1:])):  # straight down, start to the last loop stage
+        assert points == [(upper[0] + upper[2] / 2, upper[1] + upper[3]), (lower[0] + lower[2] / 2, lower[1])]
+    back, out = found[3][1], found[4][1]
+    assert back[0] == (tools[0] + tools[2], tools[1] + tools[3] / 2) and back[1][0] == 350
+    assert back[-1] == (nxt[0] + nxt[2], nxt[1] + nxt[3] / 2 + 8)
+    assert out[0] == (nxt[0], nxt[1] + nxt[3] / 2 + 8) and out[1][0] == 10 and out[-1] == (end[0], end[1] + end[3] / 2)
+    notes = {t.text: t for t in svg.iter(f"{SVG}text") if t.get("class") == "dm-loop__note"}
+    assert notes["each turn"].get("transform", "").startswith("rotate(-90 ")
+    assert notes["the run ends"].get("transform", "").startswith("rotate(-90 ")
+    assert float(notes["the run ends"].get("x")) == 23 and float(notes["each turn"].get("x")) == 345
+
+
+def test_a_map_of_few_stages_gets_a_chain_not_a_ring() -> None:
+    two = (group("D", "Permission", entry("D1"), entry("D2", "person")), group("G", "Ending a run", entry("G1")),
+           group("X", "Empty"))
+    figure = loop(two)
+    assert figure.startswith('<figure class="dm-loop" id="dm-loop-t" data-search-exclude>\n'
+                             '<a class="dm-skip" href="#dm-loop-t-caption">Skip the drawing\u2019s 3 links</a>')
+    found = drawings(figure)
+    assert list(found) == ["narrow"]  # no ring for two stages (the empty one is not drawn)
+    svg = found["narrow"]
+    assert svg.get("aria-label") == "The stages with each decision in its place"
+    assert "Stage 2 of 2: Ending a run, 1 decision" in figure and "Empty" not in figure
+    (chain,) = arrows(svg)
+    upper, lower = boxes(svg).values()
+    assert chain == ("dm-loop__flow", [(upper[0] + upper[2] / 2, upper[1] + upper[3]), (lower[0] + lower[2] / 2, lower[1])])
+    assert "The same decisions as a table" not in figure
+    one = loop((group("D", "Permission", entry("D1")),))
+    assert "Skip the drawing\u2019s 1 link</a>" in one and "Stage 1 of 1: Permission, 1 decision" in one
+    assert loop((group("X", "Empty"),)) == "" and loop(()) == ""
+
+
+def test_a_three_stage_loop_has_no_way_back_to_draw() -> None:
+    three = (group("S", "Start", entry("S1")), group("L", "Loop", entry("L1")), group("E", "End", entry("E1")))
+    found = drawings(loop(three))
+    assert list(found) == ["wide", "narrow"]
+    assert [kind for kind, _ in arrows(found["wide"])] == ["dm-loop__flow", "dm-loop__exit"]
+    assert [kind for kind, _ in arrows(found["narrow"])] == ["dm-loop__flow", "dm-loop__exit"]
+    b = boxes(found["wide"])
+    assert b["Loop"][1] == b["Start"][1] and b["End"][1] > b["Start"][1] and b["End"][0] == b["Start"][0]
+    # four stages: the loop's two stages side by side on the top row? no: one on top, one below it
+    four = (*three[:2], group("M", "More", entry("M1")), three[2])
+    b4 = boxes(drawings(loop(four))["wide"])
+    assert b4["Loop"][1] == b4["Start"][1] and b4["More"][1] == b4["End"][1] and b4["More"][0] == b4["Loop"][0]
+    wide4 = arrows(drawings(loop(four))["wide"])
+    assert [kind for kind, _ in wide4] == ["dm-loop__flow", "dm-loop__flow", "dm-loop__return", "dm-loop__exit"]
+    # from the bottom stage straight up into the loop's first
+    back = wide4[2][1]
+    assert back == [(b4["More"][0] + b4["More"][2] / 2, b4["More"][1]),
+                    (b4["Loop"][0] + b4["Loop"][2] / 2, b4["Loop"][1] + b4["Loop"][3])]
+
+
+def test_an_extensions_drawing_shows_what_it_changes_and_fades_the_rest() -> None:
+    from generator.site.pages.diagram import Focus
+
+    focus = {"N1": Focus("changed", "person", ("person",), (("person", "veto it"),)),
+             "N2": Focus("changed", None), "P1": Focus("related", None)}
+    figure = loop(pi_like_groups(), focus=focus)
+    assert figure.startswith('<figure class="dm-loop dm-loop--ring dm-loop--focus"')
+    shown = tiles(drawings(figure)["wide"])
+    assert shown["N1"]["class"] == "dm-node dm-node--person dm-node--changed"
+    assert shown["N1"]["name"] == ("N1: Who decides N1? Decided by a person; a person can veto it; "
+                                   "changed by this extension.")
+    assert shown["N1"]["marks"] == ["dm-dot dm-dot--person"] and shown["N1"]["shape"].tag == f"{SVG}polygon"
+    # changed, its holder kept when the extension names none
+    assert shown["N2"]["class"] == "dm-node dm-node--model dm-node--changed"
+    assert shown["N2"]["name"] == "N2: Who decides N2? Decided by an AI model; changed by this extension."
+    assert shown["P1"]["class"] == "dm-node dm-node--person dm-node--related"
+    assert shown["P1"]["name"].endswith("plain code can overrule; this extension adds a decision next to it.")
+    assert shown["P1"]["marks"] == ["dm-dot dm-dot--person", "dm-dot dm-dot--code"]
+    assert shown["S1"]["class"] == "dm-node dm-node--code dm-node--faded"
+    assert shown["S1"]["name"] == "S1: Who decides S1? Decided by plain code."
+    faded = tiles(drawings(loop((group("P", "Permission", entry("P1", "person", overrides=(
+        Override("code", "x"),))),), focus={}))["narrow"])["P1"]
+    assert faded["marks"] == [] and faded["class"].endswith("dm-node--faded")  # only what it changes in full
+    legend = figure[figure.index('<span class="dm-legend">'):]
+    assert "not changed by it" in legend and "it adds a decision next to this one" in legend
+    assert "not changed by it" not in loop(pi_like_groups())
+
+
+def test_marks_for_who_can_overrule_sit_on_the_tiles_top_edge_in_the_holders_shape() -> None:
+    p1 = tiles(drawings(loop(pi_like_groups()))["wide"])["P1"]
+    x, y, w, h = shape_box(p1["shape"])
+    a = next(a for a in drawings(loop(pi_like_groups()))["wide"].iter(f"{SVG}a") if a.find(f"{SVG}text").text == "P1")
+    diamond, square = a[3], a[4]
+    points = [tuple(map(float, p.split(","))) for p in diamond.get("points").split()]
+    cx, cy = points[0][0], points[1][1]
+    assert (cx, cy) == (x + w - 5, y + 0.5)  # the first holder's mark at the top right corner
+    assert len(points) == 4 and points[0] == (cx, cy - 4.5 * 1.3) and points[1] == (cx + 4.5 * 1.3, cy)
+    side = 4.5 * 1.7
+    assert square.tag == f"{SVG}rect" and float(square.get("width")) == float(square.get("height")) == pytest.approx(side)
+    assert float(square.get("x")) == pytest.approx(x + w - 15 - side / 2)  # the next one 10 units to the left
+    assert float(square.get("y")) == pytest.approx(y + 0.5 - side / 2)
+
+
+def test_the_legend_shows_each_holders_shape_and_the_overrule_mark() -> None:
+    legend = loop(pi_like_groups())
+    legend = legend[legend.index('<span class="dm-legend">'):]
+    for who, words in (("code", "Plain code: square corners"), ("model", "AI model: round ends"),
+                       ("person", "Person: pointed ends")):
+        assert f'<svg class="dm-swatch dm-swatch--{who}" width="24" height="15" viewBox="0 0 24 15" ' in legend
+        assert words in legend
+        assert f'<svg class="dm-swatch dm-swatch--{who}" width="11" height="11" viewBox="0 0 11 11" ' in legend
+    assert "a small mark at a tile\u2019s corner: who else can overrule it" in legend
+    swatch = ET.fromstring(re.search(r'<svg class="dm-swatch dm-swatch--model" width="24".*?</svg>', legend).group())
+    shape = swatch[0]
+    assert (shape.get("x"), shape.get("y"), shape.get("width"), shape.get("height"), shape.get("rx")) == \
+        ("0.5", "0.5", "23", "14", "7")
+    mark = ET.fromstring(re.search(r'<svg class="dm-swatch dm-swatch--model" width="11".*?</svg>', legend).group())[0]
+    assert (mark.tag, mark.get("cx"), mark.get("cy"), mark.get("r")) == ("circle", "5.5", "5.5", "3.96")
+
+
+def test_text_from_yaml_is_inert_in_the_drawing() -> None:
+    hostile = (group("D", "<script>x</script> *Perm*: more", entry("D1", question="Is `<b>` {{ x }} *bold*?")),)
+    figure = loop(hostile, name='a"b', caption="C")
+    assert "<script>" not in figure and "<b>" not in figure and "{{" not in figure
+    svg = drawings(figure)["narrow"]
+    (d1,) = tiles(svg).values()
+    assert d1["name"] == "D1: Is <b> {{ x }} bold? Decided by plain code."  # as text, once parsed
+    assert next(iter(boxes(svg))) == "<script>x</script> Perm"
+    assert 'id="dm-loop-a&quot;b"' in figure
+    table = loop(hostile, table='x.md#"a')
+    assert '<a href="x.md#&quot;a">' in table
+
+
+# --- plugin.py: the MkDocs hooks, driven through MkDocs' own plugin collection -----------------------
+
+PAGES = {"index.md": "# Home\n", "demo/index.md": "# Summary\n", "demo/map.md": "# Map\n",
+         "demo/D1.md": "# D1\n", "demo/D2.md": "# D2\n", "downloads/demo-decision-map.md": "# All\n",
+         "extensions/guard.md": "# guard, generated\n"}
+
+
+def plugin_map(root: Path) -> DecisionMap:
+    guard = Overlay("guard", None, None, None, (), root / "decisions" / "demo" / "extensions" / "guard.yaml", 1)
+    return DecisionMap("demo", root / "decisions" / "demo", "<Demo> *map*", "https://example.org/demo", "1.0.0",
+                       Source(), None, (), (), None, entries=(entry("D1", cites=(cite(), cite())),
+                                                              entry("D2", cites=(cite(),)),
+                                                              entry("P1", kind="problem", cites=())),
+                       overlays=(guard,))
+
+
+def mkdocs_project(root: Path, options: str = "", settings: str = "", rendered: bool = True):
+    """A project folder with a mkdocs.yml using the plugin, loaded as MkDocs loads it, and the plugin
+    with a site already rendered (the stages before it are other modules' tests)."""
+    from mkdocs.config import load_config
+
+    from generator.site.render import RenderedSite
+
+    (root / "docs" / "extensions").mkdir(parents=True)
+    (root / "docs" / "extensions" / "guard.md").write_text("# guard\n\n{{ overlay }}\n")
+    (root / "docs" / "about.md").write_text("# About\n")
+    (root / "docs" / ".drafts").mkdir()
+    (root / "docs" / ".drafts" / "wip.md").write_text("# Not yet\n")
+    (root / "mkdocs.yml").write_text("site_name: Test\n" + settings + "plugins:\n  - decision-map:\n"
+                                     "      decisions: decisions\n" + options)
+    config = load_config(str(root / "mkdocs.yml"))
+    plugin = config.plugins["decision-map"]
+    search = {"demo/D1.md": {"title": "D1 Who decides D1?", "question_words": "who decides"}}
+    if rendered:
+        plugin.site = RenderedSite((plugin_map(root),), dict(PAGES), search)
+    return config, plugin
+
+
+def configured(root: Path, options: str = "", settings: str = ""):
+    config, plugin = mkdocs_project(root, options, settings)
+    return config.plugins.on_config(config), plugin
+
+
+def test_the_plugin_switches_on_what_the_pages_need_and_adds_its_assets_and_nav(tmp_path: Path, caplog) -> None:
+    from generator.site.plugin import THEME
+
+    caplog.set_level("INFO", logger="mkdocs.plugins.decision-map")
+    config, _ = configured(tmp_path)
+    extensions = config.markdown_extensions
+    for name in ("attr_list", "md_in_html", "tables", "pymdownx.highlight", "pymdownx.superfences"):
+        assert extensions.count(name) == 1
+    assert config.theme.dirs[0] == str(THEME)  # before the theme's own templates
+    assert config.extra_css[-1] == "assets/decision-map/decision-map.css"
+    scripts = [(str(s), s.defer) for s in config.extra_javascript[-2:]]
+    assert scripts == [("assets/decision-map/decision-map.js", True), ("assets/decision-map/extensions.js", True)]
+    assert config.nav[0] == {"Home": "index.md"}
+    assert config.nav[1] == {"&lt;Demo&gt; map": [{"Summary": "demo/index.md"}, {"The full map": "demo/map.md"}]}
+    assert {"Extensions": [{"guard": "extensions/guard.md"}]} in config.nav
+    assert config.nav[-1] == "about.md"  # hand-written pages last; none from a hidden folder
+    assert "demo: 3 entries, 3 citations, all ok at 1.0.0" in caplog.text
+
+
+def test_the_plugin_keeps_a_custom_dir_first_and_a_nav_of_mkdocs_yml(tmp_path: Path) -> None:
+    from generator.site.plugin import THEME
+
+    (tmp_path / "overrides").mkdir()
+    config, _ = configured(tmp_path, settings="theme:\n  name: mkdocs\n  custom_dir: overrides\n"
+                                              "nav:\n  - about.md\n")
+    assert config.theme.dirs[0] == str(tmp_path / "overrides") and config.theme.dirs[1] == str(THEME)
+    assert config.nav == ["about.md"]
+    config, _ = configured(tmp_path / "no-nav", options="      nav: false\n")
+    assert config.nav is None
+
+
+def test_a_bad_map_fails_the_build_with_one_clean_line_per_problem(tmp_path: Path, monkeypatch) -> None:
+    from mkdocs.exceptions import PluginError
+
+    from generator.errors import DecisionMapError, InputError, Problem
+    from generator.site import plugin as plugin_module
+
+    config, plugin = mkdocs_project(tmp_path, rendered=False)
+    problems = [Problem(tmp_path / "D1.yaml", 3, "answer: over 60 words"), Problem(tmp_path / "D2.yaml", 0, "bad")]
+    monkeypatch.setattr(plugin_module, "render_folder", lambda *a, **k: (_ for _ in ()).throw(InputError(problems)))
+    with pytest.raises(PluginError) as failed:
+        config.plugins.on_config(config)
+    assert str(failed.value) == (f"decision map: 2 problems:\n{tmp_path / 'D1.yaml'}:3: answer: over 60 words\n"
+                                 f"{problems[1]}")
+    assert plugin_module.failure_message(InputError(problems[:1])) == \
+        f"decision map: {tmp_path / 'D1.yaml'}:3: answer: over 60 words"
+    assert plugin_module.failure_message(DecisionMapError("the cache is locked")) == \
+        "decision map: the cache is locked"
+
+
+def test_the_plugin_renders_the_maps_next_to_mkdocs_yml_once_per_build(tmp_path: Path, monkeypatch) -> None:
+    from generator.citations.verify import Trees
+    from generator.site import plugin as plugin_module
+    from generator.site.render import RenderedSite
+
+    config, plugin = mkdocs_project(tmp_path, options="      progress: true\n      probes: false\n", rendered=False)
+    assert plugin.site is None and plugin.files is None and plugin.leaks == []  # nothing rendered yet
+    calls = []
+
+    def render_folder(decisions, docs, *, quiet, trees_for, probes):
+        calls.append((decisions, docs, quiet, trees_for(plugin_map(tmp_path)), probes([])))
+        return RenderedSite((plugin_map(tmp_path),), dict(PAGES))
+
+    monkeypatch.setattr(plugin_module, "render_folder", render_folder)
+    monkeypatch.setattr(plugin_module, "_KEPT", {})
+    site = plugin.prepare(config)
+    assert plugin.prepare(config) is site and len(calls) == 1
+    decisions, docs, quiet, trees, probe_results = calls[0]
+    assert decisions == tmp_path / "decisions" and docs == tmp_path / "docs"
+    assert quiet is False and isinstance(trees, Trees) and trees.quiet is False  # progress: true
+    assert probe_results == {}  # probes: false
+
+
+def test_the_site_build_runs_the_probes_unless_told_not_to(tmp_path: Path, monkeypatch) -> None:
+    import generator.probes.run as probe_run
+
+    _, plugin = mkdocs_project(tmp_path)
+    asked = []
+    monkeypatch.setattr(probe_run, "site_probes", lambda maps, quiet: asked.append((maps, quiet)) or {"D1": "ran"})
+    assert plugin._probes(["m"]) == {"D1": "ran"} and asked == [(["m"], True)]
+
+
+def test_a_rebuild_in_the_same_process_reuses_the_parsed_source_trees(tmp_path: Path, monkeypatch) -> None:
+    from dataclasses import replace
+
+    from generator.site import plugin as plugin_module
+
+    monkeypatch.setattr(plugin_module, "_KEPT", {})
+    first = plugin_map(tmp_path)
+    trees = plugin_module.kept_trees(first, quiet=True)
+    edited = replace(first, title="Edited")
+    assert plugin_module.kept_trees(edited, quiet=True) is trees and trees.map is edited
+    other = replace(first, source=Source(npm=(NpmPackage("x", "", shipped=True),)))
+    assert plugin_module.kept_trees(other, quiet=True) is not trees
+
+
+def built_files(config, plugin):
+    from mkdocs.structure.files import File, Files
+
+    hand_written = File("extensions/guard.md", config.docs_dir, config.site_dir, config.use_directory_urls)
+    return config.plugins.on_files(Files([hand_written]), config=config)
+
+
+def test_the_pages_are_added_as_files_and_replace_a_hand_written_extension_page(tmp_path: Path) -> None:
+    from mkdocs.structure.files import InclusionLevel
+
+    from generator.site.plugin import ASSETS
+
+    config, plugin = configured(tmp_path)
+    plugin.leaks = ["left from the last build"]
+    files = built_files(config, plugin)
+    assert plugin.files is files and plugin.leaks == []
+    paths = [f.src_uri for f in files]
+    assert paths.count("extensions/guard.md") == 1
+    assert files.get_file_from_path("extensions/guard.md").content_string == "# guard, generated\n"
+    for path, text in PAGES.items():
+        assert files.get_file_from_path(path).content_string == text
+    download = files.get_file_from_path("downloads/demo-decision-map.md")
+    assert not download.is_documentation_page() and files.get_file_from_path("demo/map.md").is_documentation_page()
+    assert files.get_file_from_path("demo/D1.md").inclusion == InclusionLevel.NOT_IN_NAV
+    assert files.get_file_from_path("demo/map.md").inclusion == InclusionLevel.UNDEFINED
+    for asset in ASSETS.iterdir():
+        assert files.get_file_from_path(f"assets/decision-map/{asset.name}").content_bytes == asset.read_bytes()
+
+
+def test_the_404_page_offers_each_maps_main_pages_and_the_footer_its_links(tmp_path: Path) -> None:
+    import jinja2
+
+    config, plugin = configured(tmp_path, options="      repository: https://git.example/o/r/\n"
+                                                  "      branch: trunk\n")
+    files = built_files(config, plugin)
+    env = config.plugins.on_env(jinja2.Environment(), config=config, files=files)
+    assert env.globals["decision_map_ways"] == [
+        {"url": "demo/", "title": "&lt;Demo&gt; map, in short", "about": "the summary"},
+        {"url": "demo/map/", "title": "The full map", "about": "every decision, one row each"}]
+    assert env.globals["decision_map_example"] == "demo/D1/"
+    assert env.globals["decision_map_links"] == {"repository": "https://git.example/o/r", "branch": "trunk",
+                                                 "commit": "", "built": ""}  # not a git checkout
+    config.plugins["decision-map"].site = None
+    assert config.plugins.on_env(jinja2.Environment(), config=config, files=files).globals == {
+        **env.globals, "decision_map_ways": [], "decision_map_example": ""}
+
+
+def test_the_problems_page_is_offered_when_there_is_one() -> None:
+    from mkdocs.structure.files import Files
+
+    from generator.site.plugin import not_found_ways
+
+    class Found(SimpleNamespace):
+        pass
+
+    files = SimpleNamespace(get_file_from_path=lambda path: Found(url="" if path == "demo/index.md" else path))
+    ways = not_found_ways([SimpleNamespace(name="demo", title="Demo")], files)
+    assert ways == [{"url": ".", "title": "Demo, in short", "about": "the summary"},
+                    {"url": "demo/map.md", "title": "The full map", "about": "every decision, one row each"},
+                    {"url": "demo/problems.md", "title": "Problems in the code", "about": ""}]
+    assert not_found_ways([SimpleNamespace(name="demo", title="Demo")], Files([])) == []
+
+
+def test_the_footer_names_the_commit_built_and_its_date(tmp_path: Path) -> None:
+    import git
+
+    from generator.site.plugin import build_source
+
+    repo = git.Repo.init(tmp_path)
+    (tmp_path / "a.txt").write_text("a")
+    repo.git.add("--all")
+    actor = git.Actor("t", "t@localhost")
+    commit = repo.index.commit("one", author=actor, committer=actor, author_date="2026-02-03T10:00:00",
+                               commit_date="2026-02-03T10:00:00")
+    assert build_source(tmp_path) == (commit.hexsha[:12], "2026-02-03")
+    (tmp_path / "a.txt").write_text("b")
+    assert build_source(tmp_path) == (f"{commit.hexsha[:12]} with local edits", "2026-02-03")
+    (tmp_path / "a.txt").write_text("a")
+    (tmp_path / "new.txt").write_text("untracked files are not edits")
+    assert build_source(tmp_path)[0] == commit.hexsha[:12]
+    assert build_source(tmp_path / "missing") == ("", "")
+
+
+def test_each_page_knows_the_file_a_reader_can_edit(tmp_path: Path) -> None:
+    from mkdocs.structure.pages import Page
+
+    from generator.site.plugin import page_source
+
+    config, plugin = configured(tmp_path)
+    files = built_files(config, plugin)
+
+    def source(path: str):
+        page = Page(None, files.get_file_from_path(path), config)
+        config.plugins.on_page_context({}, page=page, config=config, nav=None)
+        return page.meta.get("dm_source")
+
+    assert source("demo/D1.md") == "decisions/demo/D1.yaml"
+    assert source("extensions/guard.md") == "docs/extensions/guard.md"  # hand-written
+    assert source("demo/map.md") is None  # made from the whole map
+    docs, site = tmp_path / "docs", plugin.site
+    assert page_source("extensions/guard.md", tmp_path, tmp_path / "nowhere", "decisions", site) == \
+        "decisions/demo/extensions/guard.yaml"  # generated: its overlay
+    assert page_source("extensions/other.md", tmp_path, docs, "decisions", site) is None
+    assert page_source("extensions/guard.md", tmp_path, tmp_path / "nowhere", "decisions", None) is None
+    assert page_source("demo/D1.md", tmp_path / "docs", docs, "../elsewhere", site) is None  # outside the checkout
+
+
+def test_links_to_pages_in_raw_html_are_resolved_and_leaks_fail_the_build(tmp_path: Path) -> None:
+    from mkdocs.exceptions import PluginError
+    from mkdocs.structure.pages import Page
+
+    config, plugin = configured(tmp_path)
+    files = built_files(config, plugin)
+    page = Page(None, files.get_file_from_path("demo/index.md"), config)
+    html = ('<a href="D2.md#d2">D2</a> <a href="../extensions/guard.md">g</a> <a href="./D1.md">1</a> '
+            '<a href="X9.md">gone</a> <a href="https://e.org/a.md">out</a> <a href="D1.md?x">q</a>')
+    out = config.plugins.on_page_content(html, page=page, config=config, files=files)
+    assert out == ('<a href="D2/#d2">D2</a> <a href="../extensions/guard/">g</a> <a href="D1/">1</a> '
+                   '<a href="X9.md">gone</a> <a href="https://e.org/a.md">out</a> <a href="D1.md?x">q</a>')
+    assert plugin.leaks == []
+    config.plugins.on_post_build(config=config)  # no leak, no index: nothing to do
+    config.plugins.on_page_content("<p>{{ x }}</p>", page=page, config=config, files=files)
+    with pytest.raises(PluginError) as failed:
+        config.plugins.on_post_build(config=config)
+    lines = str(failed.value).split("\n")
+    assert lines[0] == ("decision map: Markdown or template text shows on built pages; fix the template or page:")
+    assert lines[1].startswith("demo/index.md: line 1: template text") and len(lines) == 3
+    plugin.leaks = []
+    for n in range(25):
+        config.plugins.on_page_content(f"<p>{{{{ x{n} }}}}</p>", page=page, config=config, files=files)
+    with pytest.raises(PluginError) as failed:
+        config.plugins.on_post_build(config=config)
+    lines = str(failed.value).split("\n")
+    assert len(lines) == 22 and lines[-1] == "… and 30 more"
+
+
+def test_after_the_build_the_search_index_finds_an_entry_by_its_id_first(tmp_path: Path) -> None:
+    from generator.site.search_index import OTHER_PAGES, WORD_JOINER
+
+    config, plugin = configured(tmp_path)
+    built_files(config, plugin)
+    index = Path(config.site_dir) / "search" / "search_index.json"
+    index.parent.mkdir(parents=True)
+    index.write_text(json.dumps({"config": {}, "docs": [
+        {"location": "demo/D1/", "title": "D1", "text": "D1 is asked"},
+        {"location": "demo/D2/", "title": "D2", "text": "D2"},
+        {"location": "demo/", "title": "Summary", "text": "see D1"}]}))
+    config.plugins.on_post_build(config=config)
+    docs = {d["location"]: d for d in json.loads(index.read_text())["docs"]}
+    assert docs["demo/D1/"]["title"] == f"D{WORD_JOINER}1 Who decides D{WORD_JOINER}1?" and docs["demo/D1/"]["question_words"] == "who decides"
+    assert "boost" not in docs["demo/D2/"]  # an entry's own page, without a hit of its own
+    assert docs["demo/"]["boost"] == OTHER_PAGES and docs["demo/"]["text"] == f"see D{WORD_JOINER}1"
+
+
+def test_editing_the_maps_rebuilds_the_served_site(tmp_path: Path) -> None:
+    config, plugin = configured(tmp_path)
+    watched = []
+    server = SimpleNamespace(watch=watched.append)
+    assert config.plugins.on_serve(server, config=config, builder=None) is server
+    assert watched == [str(tmp_path / "decisions")]
+
+
+def test_paths_inside_the_docs_folder_are_normalized_and_hidden_folders_skipped(tmp_path: Path) -> None:
+    from pathlib import PurePosixPath
+
+    from generator.site.plugin import _hand_written, _normalized
+
+    assert _normalized(PurePosixPath("a/b/../c.md")) == "a/c.md"
+    assert _normalized(PurePosixPath("../../x.md")) == "x.md"
+    assert _normalized(PurePosixPath("./a/./b.md")) == "a/b.md"
+    (tmp_path / "b" / ".git").mkdir(parents=True)
+    for name in ("b/z.md", "a.md", "b/.git/x.md", ".hidden.md", "b/c.txt"):
+        (tmp_path / name).write_text("x")
+    assert _hand_written(tmp_path) == ["a.md", "b/z.md"]
+    assert _hand_written(tmp_path / "missing") == []
+
+
+def test_cited_code_loses_its_carriage_returns_tabs_and_common_indentation_only() -> None:
+    from generator.site.pages.editions import code_at
+
+    shown = code_at(edition_map(), "src/a.ts", "1.0.0", (4, 5), ["\tif (x) {\r", "\t\ty(); // X\r"], (2,))
+    assert shown.code == "if (x) {\n    y(); // X" and shown.differs == (2,) and shown.language == "ts"
+    assert (shown.start, shown.end, shown.version) == (4, 5, "1.0.0")
+    assert code_at(edition_map(), "src/a.ts", "1.0.0", (4, 5), [], ()) is None
