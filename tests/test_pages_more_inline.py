@@ -1144,6 +1144,12 @@ def test_links_to_pages_in_raw_html_are_resolved_and_leaks_fail_the_build(tmp_pa
         config.plugins.on_post_build(config=config)
     lines = str(failed.value).split("\n")
     assert len(lines) == 22 and lines[-1] == "… and 30 more"
+    for many, last in ((20, "p19: leak"), (21, "… and 1 more")):  # twenty shown in full, then a count
+        plugin.leaks = [f"p{n}: leak" for n in range(many)]
+        with pytest.raises(PluginError) as failed:
+            config.plugins.on_post_build(config=config)
+        lines = str(failed.value).split("\n")
+        assert len(lines) == 22 - (many == 20) and lines[-1] == last
 
 
 def test_after_the_build_the_search_index_finds_an_entry_by_its_id_first(tmp_path: Path) -> None:
