@@ -205,8 +205,8 @@ def test_attribute_values_keep_only_safe_characters() -> None:
 
 
 def test_sizes_ranges_counts_and_numbers_read_as_a_person_says_them() -> None:
-    assert [file_size(n) for n in (0, 499, 1500, 902_400, 999_999, 1_000_000, 1_440_000)] == \
-        ["1 KB", "1 KB", "2 KB", "902 KB", "1000 KB", "1.0 MB", "1.4 MB"]
+    assert [file_size(n) for n in (0, 499, 1500, 902_400, 999_999, 1_000_000, 1_440_000, 2_350_000)] == \
+        ["1 KB", "1 KB", "2 KB", "902 KB", "1000 KB", "1.0 MB", "1.4 MB", "2.4 MB"]  # megabytes of 10^6 bytes
     assert span((7, 7)) == "7" and span((7, 12)) == "7-12"
     assert count(1, "line") == "1 line" and count(2, "line") == "2 lines" and count(0, "entry", "entries") == "0 entries"
     assert count(1, "entry", "entries") == "1 entry"
