@@ -223,7 +223,7 @@ def test_sizes_ranges_counts_and_numbers_read_as_a_person_says_them() -> None:
 GUARD_CODE = ("export default function (pi) {\n"
               "\tpi.on(\"tool_call\", (event) => {\r\n"
               "\t\treturn { block: true }; // X\r\n"
-              "\t});\n"
+              "\t});  \n"
               "}\n")
 
 
@@ -240,7 +240,8 @@ def pinned_overlay(tmp_path: Path, *, probe: bool = False, editions: tuple[Editi
 
 
 def guard_trees() -> MemoryTrees:
-    return MemoryTrees({"1.2.0": {"src/index.ts": GUARD_CODE, "src/run.mjs": "spawn('git')\nfetch(url)\n"}})
+    return MemoryTrees({"1.2.0": {"src/index.ts": GUARD_CODE, "src/run.mjs": "spawn('git')\nfetch(url)\n"},
+                        "1.0.0": {"src/index.ts": GUARD_CODE.replace("true", "false")}})
 
 
 def test_an_npm_extensions_levers_show_its_own_code_linked_where_npm_serves_it(tmp_path: Path) -> None:
@@ -254,7 +255,7 @@ def test_an_npm_extensions_levers_show_its_own_code_linked_where_npm_serves_it(t
                                                                      ("D1", "D2"))
     (code,) = lever.code
     # tabs as four spaces, the common indentation and the carriage returns gone
-    assert code.code == 'pi.on("tool_call", (event) => {\n    return { block: true }; // X\n});'
+    assert code.code == 'pi.on("tool_call", (event) => {\n    return { block: true }; // X\n});  '  # as written
     assert (code.start, code.end, code.language, code.symbol) == (2, 4, "ts", "default.pi.on")
     assert code.permalink == "https://unpkg.com/@acme/pi-guard@1.2.0/src/index.ts"
     assert code.citation is overlay.levers[0].cites[0]
@@ -275,7 +276,8 @@ def test_an_npm_extensions_levers_show_its_own_code_linked_where_npm_serves_it(t
 def test_an_npm_extensions_probe_and_releases_reach_its_page(tmp_path: Path) -> None:
     from generator.site.pages.extensions import npm_view
 
-    edition = Edition("1.0.0", "1.2.0", "2026-03-01", (), tmp_path / "editions" / "1.0.0-to-1.2.0.yaml")
+    moved = EditionCitation("guard", "src/index.ts", (2, 4), (2, 4), "1.0.0", "changed", "claim", 1)
+    edition = Edition("1.0.0", "1.2.0", "2026-03-01", (moved,), tmp_path / "editions" / "1.0.0-to-1.2.0.yaml")
     overlay = pinned_overlay(tmp_path, probe=True, editions=(edition,))
     result = SimpleNamespace(status="holds", version="1.2.0", result={"blocked": True}, seconds=1.5, message="")
     view = npm_view(overlay, extension_map(overlay.package, overlay.version, integrity=overlay.integrity,
@@ -283,6 +285,11 @@ def test_an_npm_extensions_probe_and_releases_reach_its_page(tmp_path: Path) -> 
     assert view.probe is not None and view.probe.status == "holds" and view.probe.entry_id == "guard"
     assert [x.slug for x in view.editions] == ["1.0.0-to-1.2.0"]
     assert view.edition_page(view.editions[0]) == "guard/editions/1.0.0-to-1.2.0.md"
+    # its edition page shows the code before and after, from npm's copy of each release
+    (drift,) = view.editions[0].entries[0].drifts
+    assert "block: false" in drift.before.code and "block: true" in drift.after.code
+    assert drift.before.differs == drift.after.differs == (2,)
+    assert drift.before.permalink == "https://unpkg.com/@acme/pi-guard@1.0.0/src/index.ts"
     unnamed = Overlay("x", None, None, None, (), tmp_path / "x.yaml", 1)
     assert npm_view(unnamed, extension_map("x", "1"), guard_trees()).package == ""
     assert npm_view(unnamed, extension_map("x", "1"), guard_trees()).version == ""
