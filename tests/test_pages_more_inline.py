@@ -510,6 +510,10 @@ def test_the_code_of_an_extension_pinned_on_npm_links_to_its_file_on_npm() -> No
     assert permalink(shipped, "src/a b.ts", "2.0.0+b", (3, 7)) == "https://unpkg.com/@s/p@2.0.0%2Bb/src/a%20b.ts"
     unshipped = edition_map(source=Source(npm=(NpmPackage("other", "", shipped=False),)))
     assert permalink(unshipped, "src/a.ts", "2.0.0", (3, 3)) == "https://github.com/o/r/blob/v2.0.0/src/a.ts#L3"
+    from dataclasses import replace
+
+    assert permalink(replace(unshipped, repo="https://example.org/X/"), "a.ts", "2.0.0", (3, 4)) == \
+        "https://example.org/X/blob/v2.0.0/a.ts#L3-L4"
     assert file_url("@s/p q", "1", "x.js") == "https://unpkg.com/@s/p%20q@1/x.js"
     assert [language(p) for p in ("a.TS", "a.mts", "a.cts", "a.tsx", "a.js", "a.mjs", "a.cjs", "a.jsx", "a.json",
                                   "a.md", "Makefile", "dir.ts/a")] == [
@@ -1203,7 +1207,21 @@ def test_paths_inside_the_docs_folder_are_normalized_and_hidden_folders_skipped(
 def test_cited_code_loses_its_carriage_returns_tabs_and_common_indentation_only() -> None:
     from generator.site.pages.editions import code_at
 
-    shown = code_at(edition_map(), "src/a.ts", "1.0.0", (4, 5), ["\tif (x) {\r", "\t\ty(); // X\r"], (2,))
-    assert shown.code == "if (x) {\n    y(); // X" and shown.differs == (2,) and shown.language == "ts"
+    shown = code_at(edition_map(), "src/a.ts", "1.0.0", (4, 5), ["\tif (x) {  \r", "\t\ty(); // X\r"], (2,))
+    assert shown.code == "if (x) {  \n    y(); // X" and shown.differs == (2,) and shown.language == "ts"
     assert (shown.start, shown.end, shown.version) == (4, 5, "1.0.0")
     assert code_at(edition_map(), "src/a.ts", "1.0.0", (4, 5), [], ()) is None
+
+
+def test_only_the_lines_that_changed_are_marked_however_the_code_is_spaced_or_repeated() -> None:
+    from generator.site.pages.editions import _differing
+
+    # spacing inside a line is not a change; two edits apart are both marked
+    assert _differing(["a = f(x);", "b();", "c();", "d();"], ["a=f( x );", "B();", "c();", "D();"]) == \
+        ((2, 4), (2, 4))
+    assert _differing(["return  y ;"], ["return y;"]) == ((), ())
+    assert _differing(["a b;"], ["ab;"]) == ((), ())
+    # a long excerpt of repeated lines (a table, a switch): only the changed line, not the rest after it
+    old = ["  next();"] * 100 + ["  stop();"] + ["  next();"] * 100
+    new = ["  next();"] * 100 + ["  halt();"] + ["  next();"] * 100
+    assert _differing(old, new) == ((101,), (101,))
