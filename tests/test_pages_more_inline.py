@@ -1225,3 +1225,34 @@ def test_only_the_lines_that_changed_are_marked_however_the_code_is_spaced_or_re
     old = ["  next();"] * 100 + ["  stop();"] + ["  next();"] * 100
     new = ["  next();"] * 100 + ["  halt();"] + ["  next();"] * 100
     assert _differing(old, new) == ((101,), (101,))
+
+
+def test_pis_six_stages_go_round_a_ring_whose_bottom_row_runs_right_to_left() -> None:
+    """pi's map: a start, a loop of four (next step, permission, tools, memory), an end."""
+    six = (group("A", "Start", entry("A1")), group("C", "Next step", entry("C1", "model")),
+           group("D", "Permission", entry("D1", "person")), group("E", "Tools", entry("E1")),
+           group("F", "Memory", entry("F1")), group("G", "End", entry("G1")))
+    svg = drawings(loop(six))["wide"]
+    b = boxes(svg)
+    start, nxt, permission, tools, memory, end = (b[s] for s in ("Start", "Next step", "Permission", "Tools",
+                                                                 "Memory", "End"))
+    assert start[1] == nxt[1] == permission[1] and start[0] < nxt[0] < permission[0]
+    # the bottom row, right to left: tools under permission, memory under next step, the end bottom left
+    assert tools[1] == memory[1] == end[1] > start[1]
+    assert (tools[0], memory[0], end[0]) == (permission[0], nxt[0], start[0])
+    into, across, down, along, back, out = arrows(svg)
+    assert [kind for kind, _ in (into, across, down, along, back, out)] == [
+        "dm-loop__flow", "dm-loop__flow", "dm-loop__flow", "dm-loop__flow", "dm-loop__return", "dm-loop__exit"]
+    assert down[1] == [(permission[0] + permission[2] / 2, permission[1] + permission[3]),
+                       (tools[0] + tools[2] / 2, tools[1])]
+    # tools to memory: leftwards, from the left edge of one to the right edge of the other, level with their titles
+    assert along[1] == [(tools[0], tools[1] + 23), (memory[0] + memory[2], tools[1] + 23)]
+    # each turn: from memory straight up into the next step
+    assert back[1] == [(memory[0] + memory[2] / 2, memory[1]), (nxt[0] + nxt[2] / 2, nxt[1] + nxt[3])]
+    narrow = drawings(loop(six))["narrow"]
+    assert [kind for kind, _ in arrows(narrow)] == ["dm-loop__flow"] * 4 + ["dm-loop__return", "dm-loop__exit"]
+    four = (six[0], six[1], six[2], six[5])  # a loop of two still has its way back
+    assert [kind for kind, _ in arrows(drawings(loop(four))["narrow"])] == [
+        "dm-loop__flow", "dm-loop__flow", "dm-loop__return", "dm-loop__exit"]
+    notes = [t.text for t in drawings(loop(four))["narrow"].iter(f"{SVG}text") if t.get("class") == "dm-loop__note"]
+    assert notes == ["each turn", "the run ends"]
