@@ -886,16 +886,17 @@ def test_text_from_yaml_is_inert_in_the_drawing() -> None:
 
 PAGES = {"index.md": "# Home\n", "demo/index.md": "# Summary\n", "demo/map.md": "# Map\n",
          "demo/D1.md": "# D1\n", "demo/D2.md": "# D2\n", "downloads/demo-decision-map.md": "# All\n",
-         "extensions/guard.md": "# guard, generated\n"}
+         "extensions/guard.md": "# guard, generated\n", "extensions/solo.md": "# solo\n"}
 
 
 def plugin_map(root: Path) -> DecisionMap:
-    guard = Overlay("guard", None, None, None, (), root / "decisions" / "demo" / "extensions" / "guard.yaml", 1)
+    guard, solo = (Overlay(name, None, None, None, (), root / "decisions" / "demo" / "extensions" / f"{name}.yaml", 1)
+                   for name in ("guard", "solo"))
     return DecisionMap("demo", root / "decisions" / "demo", "<Demo> *map*", "https://example.org/demo", "1.0.0",
                        Source(), None, (), (), None, entries=(entry("D1", cites=(cite(), cite())),
                                                               entry("D2", cites=(cite(),)),
                                                               entry("P1", kind="problem", cites=())),
-                       overlays=(guard,))
+                       overlays=(guard, solo))
 
 
 def mkdocs_project(root: Path, options: str = "", settings: str = "", rendered: bool = True):
@@ -939,7 +940,7 @@ def test_the_plugin_switches_on_what_the_pages_need_and_adds_its_assets_and_nav(
     assert scripts == [("assets/decision-map/decision-map.js", True), ("assets/decision-map/extensions.js", True)]
     assert config.nav[0] == {"Home": "index.md"}
     assert config.nav[1] == {"&lt;Demo&gt; map": [{"Summary": "demo/index.md"}, {"The full map": "demo/map.md"}]}
-    assert {"Extensions": [{"guard": "extensions/guard.md"}]} in config.nav
+    assert {"Extensions": [{"guard": "extensions/guard.md"}, {"solo": "extensions/solo.md"}]} in config.nav
     assert config.nav[-1] == "about.md"  # hand-written pages last; none from a hidden folder
     assert "demo: 3 entries, 3 citations, all ok at 1.0.0" in caplog.text
 
@@ -1033,9 +1034,13 @@ def test_the_pages_are_added_as_files_and_replace_a_hand_written_extension_page(
 
     from generator.site.plugin import ASSETS
 
+    import warnings
+
     config, plugin = configured(tmp_path)
     plugin.leaks = ["left from the last build"]
-    files = built_files(config, plugin)
+    with warnings.catch_warnings():  # MkDocs asks for a replaced file to be removed first
+        warnings.simplefilter("error", DeprecationWarning)
+        files = built_files(config, plugin)
     assert plugin.files is files and plugin.leaks == []
     paths = [f.src_uri for f in files]
     assert paths.count("extensions/guard.md") == 1
@@ -1053,16 +1058,26 @@ def test_the_pages_are_added_as_files_and_replace_a_hand_written_extension_page(
 def test_the_404_page_offers_each_maps_main_pages_and_the_footer_its_links(tmp_path: Path) -> None:
     import jinja2
 
-    config, plugin = configured(tmp_path, options="      repository: https://git.example/o/r/\n"
+    import git
+
+    config, plugin = configured(tmp_path, options="      repository: https://git.example/o/X/\n"
                                                   "      branch: trunk\n")
     files = built_files(config, plugin)
+    env = config.plugins.on_env(jinja2.Environment(), config=config, files=files)
+    links = env.globals["decision_map_links"]
+    assert links == {"repository": "https://git.example/o/X", "branch": "trunk", "commit": "", "built": ""}
+    # once the project is a git checkout, the footer names its commit (the one next to mkdocs.yml)
+    repo = git.Repo.init(tmp_path)
+    repo.git.add("--all")
+    actor = git.Actor("t", "t@localhost")
+    commit = repo.index.commit("site", author=actor, committer=actor, commit_date="2026-04-05T10:00:00")
     env = config.plugins.on_env(jinja2.Environment(), config=config, files=files)
     assert env.globals["decision_map_ways"] == [
         {"url": "demo/", "title": "&lt;Demo&gt; map, in short", "about": "the summary"},
         {"url": "demo/map/", "title": "The full map", "about": "every decision, one row each"}]
     assert env.globals["decision_map_example"] == "demo/D1/"
-    assert env.globals["decision_map_links"] == {"repository": "https://git.example/o/r", "branch": "trunk",
-                                                 "commit": "", "built": ""}  # not a git checkout
+    assert env.globals["decision_map_links"] == {"repository": "https://git.example/o/X", "branch": "trunk",
+                                                 "commit": commit.hexsha[:12], "built": "2026-04-05"}
     config.plugins["decision-map"].site = None
     assert config.plugins.on_env(jinja2.Environment(), config=config, files=files).globals == {
         **env.globals, "decision_map_ways": [], "decision_map_example": ""}
@@ -1090,6 +1105,7 @@ def test_the_footer_names_the_commit_built_and_its_date(tmp_path: Path) -> None:
     from generator.site.plugin import build_source
 
     repo = git.Repo.init(tmp_path)
+    assert build_source(tmp_path) == ("", "")  # a checkout with no commit yet
     (tmp_path / "a.txt").write_text("a")
     repo.git.add("--all")
     actor = git.Actor("t", "t@localhost")
@@ -1102,6 +1118,13 @@ def test_the_footer_names_the_commit_built_and_its_date(tmp_path: Path) -> None:
     (tmp_path / "new.txt").write_text("untracked files are not edits")
     assert build_source(tmp_path)[0] == commit.hexsha[:12]
     assert build_source(tmp_path / "missing") == ("", "")
+
+
+def test_without_git_the_footer_names_no_commit(tmp_path: Path, monkeypatch) -> None:
+    from generator.site.plugin import build_source
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no git to run
+    assert build_source(tmp_path) == ("", "")
 
 
 def test_each_page_knows_the_file_a_reader_can_edit(tmp_path: Path) -> None:
@@ -1120,6 +1143,7 @@ def test_each_page_knows_the_file_a_reader_can_edit(tmp_path: Path) -> None:
     assert source("demo/D1.md") == "decisions/demo/D1.yaml"
     assert source("extensions/guard.md") == "docs/extensions/guard.md"  # hand-written
     assert source("demo/map.md") is None  # made from the whole map
+    assert source("extensions/solo.md") == "decisions/demo/extensions/solo.yaml"  # generated: its overlay
     docs, site = tmp_path / "docs", plugin.site
     assert page_source("extensions/guard.md", tmp_path, tmp_path / "nowhere", "decisions", site) == \
         "decisions/demo/extensions/guard.yaml"  # generated: its overlay
