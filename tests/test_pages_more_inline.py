@@ -950,9 +950,12 @@ def test_the_plugin_keeps_a_custom_dir_first_and_a_nav_of_mkdocs_yml(tmp_path: P
 
     (tmp_path / "overrides").mkdir()
     config, _ = configured(tmp_path, settings="theme:\n  name: mkdocs\n  custom_dir: overrides\n"
-                                              "nav:\n  - about.md\n")
+                                              "nav:\n  - about.md\nextra_javascript:\n  - own.js\n")
     assert config.theme.dirs[0] == str(tmp_path / "overrides") and config.theme.dirs[1] == str(THEME)
     assert config.nav == ["about.md"]
+    # the site's own scripts stay as mkdocs.yml has them; the plugin's two are deferred
+    assert [(str(s), getattr(s, "defer", False)) for s in config.extra_javascript] == [
+        ("own.js", False), ("assets/decision-map/decision-map.js", True), ("assets/decision-map/extensions.js", True)]
     config, _ = configured(tmp_path / "no-nav", options="      nav: false\n")
     assert config.nav is None
 
@@ -1112,9 +1115,14 @@ def test_the_footer_names_the_commit_built_and_its_date(tmp_path: Path) -> None:
     commit = repo.index.commit("one", author=actor, committer=actor, author_date="2026-02-03T10:00:00",
                                commit_date="2026-02-03T10:00:00")
     assert build_source(tmp_path) == (commit.hexsha[:12], "2026-02-03")
+    (tmp_path / "a.txt").write_text("c")
+    repo.git.add("--all")
+    commit = repo.index.commit("two", author=actor, committer=actor, author_date="2026-02-05T10:00:00",
+                               commit_date="2026-02-05T10:00:00")
+    assert build_source(tmp_path) == (commit.hexsha[:12], "2026-02-05")  # the last commit's day
     (tmp_path / "a.txt").write_text("b")
-    assert build_source(tmp_path) == (f"{commit.hexsha[:12]} with local edits", "2026-02-03")
-    (tmp_path / "a.txt").write_text("a")
+    assert build_source(tmp_path) == (f"{commit.hexsha[:12]} with local edits", "2026-02-05")
+    (tmp_path / "a.txt").write_text("c")
     (tmp_path / "new.txt").write_text("untracked files are not edits")
     assert build_source(tmp_path)[0] == commit.hexsha[:12]
     assert build_source(tmp_path / "missing") == ("", "")
