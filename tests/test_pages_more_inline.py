@@ -1288,3 +1288,12 @@ def test_pis_six_stages_go_round_a_ring_whose_bottom_row_runs_right_to_left() ->
         "dm-loop__flow", "dm-loop__flow", "dm-loop__return", "dm-loop__exit"]
     notes = [t.text for t in drawings(loop(four))["narrow"].iter(f"{SVG}text") if t.get("class") == "dm-loop__note"]
     assert notes == ["each turn", "the run ends"]
+
+
+def test_a_full_stage_wraps_its_tiles_inside_its_box_on_a_phone() -> None:
+    seven = (group("D", "Permission", *(entry(f"D{i}") for i in range(1, 8))),)
+    svg = drawings(loop(seven))["narrow"]
+    (box,) = boxes(svg).values()
+    shown = {i: shape_box(t["shape"]) for i, t in tiles(svg).items()}
+    assert all(inside(tile, box) for tile in shown.values())
+    assert [shown[f"D{i}"][1] for i in range(1, 8)] == [shown["D1"][1]] * 6 + [shown["D1"][1] + 28 + 5]  # six a row
