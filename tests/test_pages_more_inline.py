@@ -833,7 +833,10 @@ def test_an_extensions_drawing_shows_what_it_changes_and_fades_the_rest() -> Non
         Override("code", "x"),))),), focus={}))["narrow"])["P1"]
     assert faded["marks"] == [] and faded["class"].endswith("dm-node--faded")  # only what it changes in full
     legend = figure[figure.index('<span class="dm-legend">'):]
-    assert "not changed by it" in legend and "it adds a decision next to this one" in legend
+    assert ('<span class="dm-key"><span class="dm-swatch dm-swatch--faded" aria-hidden="true"></span>'
+            "not changed by it</span>") in legend
+    assert ('<span class="dm-key"><span class="dm-swatch dm-swatch--related" aria-hidden="true"></span>'
+            "it adds a decision next to this one</span>") in legend
     assert "not changed by it" not in loop(pi_like_groups())
 
 
