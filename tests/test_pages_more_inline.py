@@ -158,7 +158,8 @@ def test_holders_counts_and_ranges_are_worded_for_a_reader() -> None:
     overrides = (Override("code", "an extension replaces it", can="replace the handler"),
                  Override("person", "presses Escape"))
     labels = "{% for by, label in o|overrule_labels('code') %}{{ by }}: {{ label }}; {% endfor %}"
-    assert render("site", labels, o=overrides) == "code: Other code can replace the handler; person: Person can overrule; "
+    assert render("site", labels, o=overrides) == \
+        "code: Other code can replace the handler; person: Person can overrule; "
     assert render("site", "{% for by, label in o|overrule_labels %}{{ label }}{% endfor %}", o=overrides[:1]) == \
         "Plain code can replace the handler"
 
@@ -208,7 +209,8 @@ def test_sizes_ranges_counts_and_numbers_read_as_a_person_says_them() -> None:
     assert [file_size(n) for n in (0, 499, 1500, 902_400, 999_999, 1_000_000, 1_440_000, 2_350_000)] == \
         ["1 KB", "1 KB", "2 KB", "902 KB", "1000 KB", "1.0 MB", "1.4 MB", "2.4 MB"]  # megabytes of 10^6 bytes
     assert span((7, 7)) == "7" and span((7, 12)) == "7-12"
-    assert count(1, "line") == "1 line" and count(2, "line") == "2 lines" and count(0, "entry", "entries") == "0 entries"
+    assert count(1, "line") == "1 line" and count(2, "line") == "2 lines"
+    assert count(0, "entry", "entries") == "0 entries"
     assert count(1, "entry", "entries") == "1 entry"
     assert [number_word(n) for n in (*range(12), -1)] == ["No", "One", "Two", "Three", "Four", "Five", "Six",
                                                            "Seven", "Eight", "Nine", "Ten", "11", "-1"]
@@ -304,7 +306,8 @@ def overlay(name: str, *, pinned: bool = True, levers: tuple[tuple[str, tuple[st
             changes: tuple[OverlayChange, ...] = ()) -> Overlay:
     return Overlay(name, f"pkg-{name}", "1.0.0", None, changes, Path(f"{name}.yaml"), 1,
                    integrity="sha512-x" if pinned else None,
-                   levers=tuple(OverlayLever(lever, "event", decisions, "It does.", (), 1) for lever, decisions in levers))
+                   levers=tuple(OverlayLever(lever, "event", decisions, "It does.", (), 1)
+                                for lever, decisions in levers))
 
 
 def small_map(*overlays: Overlay, entries: tuple[Entry, ...] = ()) -> DecisionMap:
@@ -432,7 +435,8 @@ def test_a_drifted_citation_shows_its_old_and_new_code_with_the_lines_that_diffe
     x = latest_edition(edition_map())
     edited, elsewhere = x.entry("D1").drifts
     before, after = edited.before, edited.after
-    assert (before.version, before.start, before.end, before.lines, before.line_count) == ("1.0.0", 5, 8, "lines 5-8", 4)
+    assert (before.version, before.start, before.end, before.lines, before.line_count) == \
+        ("1.0.0", 5, 8, "lines 5-8", 4)
     assert before.code == "export function change(x) {\n  const y = x * 2;\n  return y;\n}"
     assert before.differs == (2,)  # `return y;` only re-indented: the same code
     assert (after.version, after.start, after.end, after.language) == ("2.0.0", 3, 8, "ts")
@@ -578,8 +582,7 @@ def tiles(svg: ET.Element) -> dict[str, dict]:
     """Each decision's tile: its link, name, shape and the box its shape fills."""
     out = {}
     for a in svg.iter(f"{SVG}a"):
-        shape = next(iter(a))
-        shape = a[1]
+        shape = a[1]  # after its <title>
         label = a.find(f"{SVG}text")
         out[label.text] = {"href": a.get("href"), "class": a.get("class"), "name": a.get("aria-label"),
                            "title": a.find(f"{SVG}title").text, "shape": shape,
@@ -656,7 +659,8 @@ def test_every_decision_is_a_tile_linking_to_its_page_in_both_drawings() -> None
                           "Stage 3 of 5: Permission, 1 decision", "Stage 4 of 5: Tools, 1 decision",
                           "Stage 5 of 5: End, 1 decision"]
         abouts = [t.text for t in svg.iter(f"{SVG}text") if t.get("class") == "dm-stage__about"]
-        assert abouts == ["S · 1 decision", "N · 5 decisions", "P · 1 decision", "T · 1 decision", "E · 1 decision"]
+        assert abouts == ["S · 1 decision", "N · 5 decisions", "P · 1 decision", "T · 1 decision",
+                          "E · 1 decision"]
 
 
 def test_who_decides_is_told_by_each_tiles_shape_as_well_as_its_colour() -> None:
@@ -782,7 +786,8 @@ def test_a_map_of_few_stages_gets_a_chain_not_a_ring() -> None:
     assert "Stage 2 of 2: Ending a run, 1 decision" in figure and "Empty" not in figure
     (chain,) = arrows(svg)
     upper, lower = boxes(svg).values()
-    assert chain == ("dm-loop__flow", [(upper[0] + upper[2] / 2, upper[1] + upper[3]), (lower[0] + lower[2] / 2, lower[1])])
+    assert chain == ("dm-loop__flow", [(upper[0] + upper[2] / 2, upper[1] + upper[3]),
+                                       (lower[0] + lower[2] / 2, lower[1])])
     assert "The same decisions as a table" not in figure
     one = loop((group("D", "Permission", entry("D1")),))
     assert "Skip the drawing\u2019s 1 link</a>" in one and "Stage 1 of 1: Permission, 1 decision" in one
@@ -850,7 +855,8 @@ def test_marks_for_who_can_overrule_sit_on_the_tiles_top_edge_in_the_holders_sha
     assert (cx, cy) == (x + w - 5, y + 0.5)  # the first holder's mark at the top right corner
     assert len(points) == 4 and points[0] == (cx, cy - 4.5 * 1.3) and points[1] == (cx + 4.5 * 1.3, cy)
     side = 4.5 * 1.7
-    assert square.tag == f"{SVG}rect" and float(square.get("width")) == float(square.get("height")) == pytest.approx(side)
+    assert square.tag == f"{SVG}rect"
+    assert float(square.get("width")) == float(square.get("height")) == pytest.approx(side)
     assert float(square.get("x")) == pytest.approx(x + w - 15 - side / 2)  # the next one 10 units to the left
     assert float(square.get("y")) == pytest.approx(y + 0.5 - side / 2)
 
@@ -1211,7 +1217,8 @@ def test_after_the_build_the_search_index_finds_an_entry_by_its_id_first(tmp_pat
         {"location": "demo/", "title": "Summary", "text": "see D1"}]}))
     config.plugins.on_post_build(config=config)
     docs = {d["location"]: d for d in json.loads(index.read_text())["docs"]}
-    assert docs["demo/D1/"]["title"] == f"D{WORD_JOINER}1 Who decides D{WORD_JOINER}1?" and docs["demo/D1/"]["question_words"] == "who decides"
+    assert docs["demo/D1/"]["title"] == f"D{WORD_JOINER}1 Who decides D{WORD_JOINER}1?"
+    assert docs["demo/D1/"]["question_words"] == "who decides"
     assert "boost" not in docs["demo/D2/"]  # an entry's own page, without a hit of its own
     assert docs["demo/"]["boost"] == OTHER_PAGES and docs["demo/"]["text"] == f"see D{WORD_JOINER}1"
 
