@@ -55,8 +55,8 @@ CORE = {
 }
 # Beyond the core: the modules that guard the user's machine (the fetched tarball, the cache, the
 # folders written) and the reader's page (a failed build keeps the old site, leaked markup fails
-# it). Not yet here: site/pages/ and site/plugin.py (their tests build whole sites, a minute or more
-# for each mutant), and the probes' runs in the sandbox (their tests install pi from the registry).
+# it). Not yet here: site/pages/views.py (its tests build whole sites, a minute or more for each
+# mutant), and the probes' runs in the sandbox (their tests install pi from the registry).
 GUARDS = {
     # fetch: what keeps a hostile or broken download off the machine and the cache whole (the
     # tarball's integrity, the source maps' paths, the locked atomic publish, the digests), and how
@@ -80,6 +80,12 @@ GUARDS = {
     "generator/site/search_index.py": ["*"],
     "generator/citations/leads.py": ["*"], "generator/extensions/levers.py": ["*"],
     "generator/extensions/patterns.py": ["*"],  # the code patterns `levers` finds (its inline tests)
+    # the pages' escaping filters, an npm extension's page and the index, the code before and after an
+    # edition, the loop drawing: rendered in-process from small inline models and from the demo map
+    "generator/site/pages/environment.py": ["*"], "generator/site/pages/extensions.py": ["*"],
+    "generator/site/pages/editions.py": ["*"], "generator/site/pages/diagram.py": ["*"],
+    # the MkDocs plugin's hooks, driven through MkDocs' own plugin collection with a rendered site
+    "generator/site/plugin.py": ["*"],
 }
 MODULES = {**CORE, **GUARDS}
 # The tests that check each module: what a mutant of it must fail. Every one works on fixture
@@ -105,6 +111,13 @@ _PROSE_ON_PAGES = [
     "test_prose_keeps_every_escape_and_allows_nothing_else",
     "test_the_opening_of_an_answer_is_whole_sentences",
 ]
+_GOLDEN = "tests/test_render.py::test_pages_match_the_golden_files"
+# the demo map's edition varied: an older edition, a re-wording, a problem settled since its code changed
+_EDITION_PAGES = [f"tests/test_render.py::{name}" for name in (
+    "test_every_edition_keeps_its_page_and_the_index_lists_them_newest_first",
+    "test_the_edition_page_shows_changes_of_behaviour_first_and_folds_rewordings",
+    "test_the_edition_and_the_census_say_why_their_counts_differ",
+    "test_no_alarm_for_a_problem_already_settled_since_its_code_changed")]
 TESTS = {
     "generator/citations/resolve.py": _CITATIONS,
     "generator/citations/verify.py": sorted(set(_CITATIONS + _COMMANDS)),
@@ -162,6 +175,13 @@ TESTS = {
     "generator/citations/leads.py": ["tests/test_leads.py"],
     "generator/extensions/levers.py": ["tests/test_levers.py"],
     "generator/extensions/patterns.py": ["tests/test_levers.py"],
+    # the pages' pieces from inline models (test_pages_more_inline.py), and the demo map's every page
+    # against its golden file, in this process (two seconds; the site builds in a subprocess are left out)
+    "generator/site/pages/environment.py": ["tests/test_pages_more_inline.py", _GOLDEN],
+    "generator/site/pages/extensions.py": ["tests/test_pages_more_inline.py", _GOLDEN],
+    "generator/site/pages/editions.py": ["tests/test_pages_more_inline.py", _GOLDEN, *_EDITION_PAGES],
+    "generator/site/pages/diagram.py": ["tests/test_pages_more_inline.py", _GOLDEN],
+    "generator/site/plugin.py": ["tests/test_pages_more_inline.py"],
 }
 COPIED = ["generator", "tests", "bench", "pyproject.toml", "decisions", "schema", "site_src", "mkdocs.yml", ".github", ".ci",
           ".pre-commit-config.yaml", "Makefile", "README.md", "CONTRIBUTING.md", "requirements.lock"]
