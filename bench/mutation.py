@@ -80,6 +80,9 @@ GUARDS = {
     "generator/site/search_index.py": ["*"],
     "generator/citations/leads.py": ["*"], "generator/extensions/levers.py": ["*"],
     "generator/extensions/patterns.py": ["*"],  # the code patterns `levers` finds (its inline tests)
+    # the data model: a citation's label and upstream link, an entry's group and headline, an
+    # overlay's decisions and citations, the shared modules a probe takes along, an extension's own map
+    "generator/map/model.py": ["*"],
 }
 MODULES = {**CORE, **GUARDS}
 # The tests that check each module: what a mutant of it must fail. Every one works on fixture
@@ -160,8 +163,12 @@ TESTS = {
         "test_a_word_family_holds_the_forms_a_reader_types",
         "test_an_entry_hit_carries_the_other_forms_of_its_words_where_they_weigh_as_its_own"))],
     "generator/citations/leads.py": ["tests/test_leads.py"],
-    "generator/extensions/levers.py": ["tests/test_levers.py"],
+    # the inline packages of test_levers.py, and the command with the registry faked (test_levers_command.py)
+    "generator/extensions/levers.py": ["tests/test_levers.py", "tests/test_levers_command.py"],
     "generator/extensions/patterns.py": ["tests/test_levers.py"],
+    # the model's objects built inline and shown as a reader or a command shows them (test_model.py),
+    # then loaded from YAML: each object's file and line, the probes' shared modules
+    "generator/map/model.py": ["tests/test_model.py", "tests/test_load_checks.py"],
 }
 COPIED = ["generator", "tests", "bench", "pyproject.toml", "decisions", "schema", "site_src", "mkdocs.yml", ".github", ".ci",
           ".pre-commit-config.yaml", "Makefile", "README.md", "CONTRIBUTING.md", "requirements.lock"]
