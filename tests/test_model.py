@@ -55,6 +55,8 @@ def test_a_citation_links_to_its_lines_upstream_at_the_pin_or_another_release():
     assert pinned.permalink(cite("src/a.ts", 7, 9), "1.0.0") == "https://github.com/acme/pi/blob/v1.0.0/src/a.ts#L7-L9"
     slash = demo_map(repo="https://github.com/acme/pi//")  # a repo written with a slash at its end
     assert slash.permalink(cite("b.ts", 1, 1)) == "https://github.com/acme/pi/blob/v1.2.0/b.ts#L1"
+    named = demo_map(repo="https://github.com/acme/X")  # only slashes are taken off its end
+    assert named.permalink(cite("b.ts", 1, 1)) == "https://github.com/acme/X/blob/v1.2.0/b.ts#L1"
 
 
 def test_a_citation_is_checked_at_its_own_version_else_the_maps_checked_at_else_the_pin():
@@ -160,6 +162,24 @@ def test_a_probe_that_is_not_valid_utf8_still_takes_its_shared_modules(tmp_path)
     assert [m.name for m in shared_modules(probes / "D1.mjs")] == ["_a.mjs", "_b.mjs"]
 
 
+def test_a_shared_module_that_cannot_be_read_does_not_hide_the_others(tmp_path, monkeypatch):
+    probes = tmp_path / "probes"
+    probes.mkdir()
+    (probes / "D1.mjs").write_text('import "./_a.mjs";\nimport "./_b.mjs";\n')
+    (probes / "_a.mjs").write_text('import "./_c.mjs";\n')
+    (probes / "_b.mjs").write_text("")  # read first (the last found), and refused
+    (probes / "_c.mjs").write_text("")
+    real_read = Path.read_text
+
+    def refused(path, *args, **kwargs):
+        if path.name == "_b.mjs":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_read(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", refused)
+    assert [m.name for m in shared_modules(probes / "D1.mjs")] == ["_a.mjs", "_b.mjs", "_c.mjs"]
+
+
 def test_the_loader_refuses_a_shared_module_no_probe_imports_and_no_other(tmp_path):
     decisions = write_map(tmp_path, {"D1": decision("D1", probe=True)}, {
         "D1.mjs": b'const s = "\xff";\nimport { open } from "./_session.mjs";\n',
@@ -225,6 +245,7 @@ def test_an_edition_names_its_page_and_tells_what_a_person_settled_and_what_an_e
 def test_a_package_name_becomes_a_folder_name():
     assert npm_package_key("@acme/turn-limit") == "acme+turn-limit"
     assert npm_package_key("turn-limit") == "turn-limit"
+    assert npm_package_key("XMLHttpRequest") == "XMLHttpRequest"  # an old package's capitals are kept
 
 
 def test_an_extension_on_npm_is_a_map_of_its_shipped_files_at_its_version():
