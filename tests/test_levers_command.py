@@ -166,6 +166,13 @@ def test_a_package_npm_does_not_have_is_named_as_missing(registry, capsys):
     assert line == "error: empty has no version 1.0.0 in the npm registry (its latest releases: )"
 
 
+def test_a_package_that_holds_no_extension_is_named(registry, tmp_path, capsys):
+    registry["trees"]["left-pad@1.3.0"] = package(tmp_path / "left-pad", {"package.json": '{"name": "left-pad"}',
+                                                                           "index.js": "module.exports = 1;\n"})
+    line = assert_clean_failure(levers_run(capsys, "left-pad@1.3.0", "--quiet"))
+    assert line.startswith("error: left-pad@1.3.0 holds no pi extension: its package.json has no `pi.extensions`")
+
+
 def test_a_fetch_that_fails_otherwise_is_reported_as_it_is(registry, monkeypatch, capsys):
     def unreachable(decision_map, version, *, quiet=False):
         raise FetchError("the npm registry is unreachable while fetching x@1.0.0; check the network and run again")
@@ -189,10 +196,12 @@ def manifest(pi) -> str:
 
 def test_a_manifest_lists_files_globs_and_folders_and_skips_switches_and_paths_out_of_the_package(tmp_path):
     files = {"package.json": manifest({"extensions": [
-        "!./a.ts", "+./b.ts", "-./c.ts", "../outside.ts", "./src/*.ts", "./one.ts", "./dir", "./one.ts", "./gone.ts"]}),
-        "a.ts": "", "b.ts": "", "c.ts": "", "src/x.ts": "", "src/y.ts": "", "src/notes.md": "", "one.ts": "",
-        "dir/index.ts": "", "dir/other.ts": ""}
-    assert entries(tmp_path, files) == ["src/x.ts", "src/y.ts", "one.ts", "dir/index.ts"]
+        "!./a.ts", "+./b.ts", "-./c.ts", "!a.ts", "+b.ts", "-c.ts", "../outside.ts", "./src/*.ts", "./one.ts", "./dir",
+        "./one.ts", "./gone.ts", "./..two.ts"]}),
+        "a.ts": "", "b.ts": "", "c.ts": "", "!a.ts": "", "+b.ts": "", "-c.ts": "", "src/x.ts": "", "src/y.ts": "",
+        "src/notes.md": "", "one.ts": "", "dir/index.ts": "", "dir/other.ts": "", "..two.ts": ""}
+    # a switch (`!`, `+`, `-`) turns files on or off, it names none, even when a file has its name
+    assert entries(tmp_path, files) == ["src/x.ts", "src/y.ts", "one.ts", "dir/index.ts", "..two.ts"]
 
 
 @pytest.mark.parametrize("glob", ["./src/?.ts", "./src/[xy].ts"])
@@ -233,6 +242,7 @@ def test_no_package_json_and_no_extensions_folder_is_no_extension(tmp_path):
 def test_the_extensions_folder_gives_its_code_files_and_each_subfolders_own_entries(tmp_path):
     files = {"extensions/a.ts": "", "extensions/b.js": "", "extensions/c.mjs": "", "extensions/d.md": "",
              "extensions/.e.ts": "", "extensions/.hidden/index.ts": "", "extensions/node_modules/m/index.ts": "",
+             "extensions/node_modules/index.ts": "",
              "extensions/js/index.js": "", "extensions/both/index.ts": "", "extensions/both/index.js": "",
              "extensions/listed/package.json": manifest({"extensions": ["./main.ts", "./gone.ts"]}),
              "extensions/listed/main.ts": "", "extensions/listed/index.ts": "",
@@ -284,6 +294,7 @@ new Other("./other.ts");
 @pytest.mark.parametrize("target, files, read", [
     ("./m.js", {"m.js": "", "m.ts": ""}, "m.js"),  # the file named, when it is there
     ("./m.js", {"m.ts": ""}, "m.ts"),  # TypeScript's own: ./m.js in the source is m.ts
+    ("./m.js", {"m.tsx": ""}, "m.tsx"),
     ("./m.mjs", {"m.mts": ""}, "m.mts"),
     ("./m.cjs", {"m.cts": ""}, "m.cts"),
     ("./m", {"m.tsx": "", "m.js": ""}, "m.tsx"),
