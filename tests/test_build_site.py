@@ -88,6 +88,9 @@ def test_a_build_mkdocs_aborts_names_each_warning_and_keeps_the_old_site(demo, o
     assert message.startswith("mkdocs could not build the site: ")
     assert "missing.md" in message and "gone.md" in message
     assert "; " in message.split("missing.md", 1)[1] or "; " in message.split("gone.md", 1)[1]  # both, joined
+    assert sorted(message.removeprefix("mkdocs could not build the site: ").split("; ")) == [
+        f"Doc file 'broken.md' contains a link '{name}', but the target is not found among documentation files."
+        for name in ("gone.md", "missing.md")]  # each warning as MkDocs words it, joined by "; " alone
     assert kept(old_site)
 
 
