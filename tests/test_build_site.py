@@ -230,3 +230,16 @@ def test_a_previous_site_that_cannot_be_wholly_removed_does_not_fail_the_build(d
     left = [p for p in old_site.parent.iterdir() if p.name != "site"]
     assert [p.name.startswith(".site-old-") for p in left] == [True]
     assert (left[0] / "site" / "sub" / "page.html").read_text() == "a page of it"
+
+
+def test_a_build_stopped_without_a_warning_gives_mkdocs_own_reason(demo, old_site) -> None:
+    """A hook (or plugin) that stops the build with its own message, and MkDocs logged no warning:
+    that message is the reason shown."""
+    (demo.config.parent / "stop_hook.py").write_text(
+        "from mkdocs.exceptions import Abort\n\n\ndef on_pre_build(config):\n"
+        "    raise Abort('the release notes are not written yet')\n")
+    demo.config.write_text(demo.config.read_text() + "\nhooks:\n  - stop_hook.py\n")
+    with pytest.raises(SiteError) as stopped:
+        build_site(demo.config, old_site, quiet=True)
+    assert str(stopped.value) == "mkdocs could not build the site: the release notes are not written yet"
+    assert kept(old_site)

@@ -271,9 +271,13 @@ import "./side";
 import { a } from "./a.js";
 export { b } from "./b";
 export * from "./lib";
+export const answer = 42;
+log("./logged.ts");
 const c = require("./c.cjs");
 const d = await import("./d.mjs");
 const e = require(name);
+const none = require();
+const k = this.path.join(here, "helper.ts");
 import x from "pkg";
 import j from "./data.json";
 const f = path.resolve(here, "runner.ts");
@@ -285,10 +289,12 @@ new Other("./other.ts");
 """
     files = {"index.ts": index, "side.ts": "", "a.ts": 'import "./a";\n', "b.tsx": "", "lib/index.ts": "",
              "c.cjs": "", "d.mjs": "", "data.json": "{}", "runner.ts": "", "tools/run.mts": "", "notes.txt": "",
-             "worker.ts": "", "other.ts": "", "not/a/sibling.ts": "", "readme.md": "see ./side"}
+             "worker.ts": "", "other.ts": "", "not/a/sibling.ts": "", "readme.md": "see ./side", "logged.ts": "",
+             "helper.ts": ""}
+    # a string in another call is not a file the extension loads; a runner is named through any object
     assert sorted(reachable_files(package(tmp_path, files), ["index.ts", "readme.md"])) == [
-        "a.ts", "b.tsx", "c.cjs", "d.mjs", "index.ts", "lib/index.ts", "runner.ts", "side.ts", "tools/run.mts",
-        "worker.ts"]
+        "a.ts", "b.tsx", "c.cjs", "d.mjs", "helper.ts", "index.ts", "lib/index.ts", "runner.ts", "side.ts",
+        "tools/run.mts", "worker.ts"]
 
 
 @pytest.mark.parametrize("target, files, read", [
