@@ -196,12 +196,12 @@ def manifest(pi) -> str:
 
 def test_a_manifest_lists_files_globs_and_folders_and_skips_switches_and_paths_out_of_the_package(tmp_path):
     files = {"package.json": manifest({"extensions": [
-        "!./a.ts", "+./b.ts", "-./c.ts", "!a.ts", "+b.ts", "-c.ts", "../outside.ts", "./src/*.ts", "./one.ts", "./dir",
-        "./one.ts", "./gone.ts", "./..two.ts"]}),
+        "!./a.ts", "+./b.ts", "-./c.ts", "!a.ts", "+b.ts", "-c.ts", "../outside.ts", "./one.ts", "./src/*.ts", "./dir",
+        "./one.ts", "./gone.ts", "./..two.ts", "./Xdir"]}),
         "a.ts": "", "b.ts": "", "c.ts": "", "!a.ts": "", "+b.ts": "", "-c.ts": "", "src/x.ts": "", "src/y.ts": "",
-        "src/notes.md": "", "one.ts": "", "dir/index.ts": "", "dir/other.ts": "", "..two.ts": ""}
+        "src/notes.md": "", "one.ts": "", "dir/index.ts": "", "dir/other.ts": "", "..two.ts": "", "Xdir/index.ts": ""}
     # a switch (`!`, `+`, `-`) turns files on or off, it names none, even when a file has its name
-    assert entries(tmp_path, files) == ["src/x.ts", "src/y.ts", "one.ts", "dir/index.ts", "..two.ts"]
+    assert entries(tmp_path, files) == ["one.ts", "src/x.ts", "src/y.ts", "dir/index.ts", "..two.ts", "Xdir/index.ts"]
 
 
 @pytest.mark.parametrize("glob", ["./src/?.ts", "./src/[xy].ts"])
