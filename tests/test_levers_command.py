@@ -228,7 +228,8 @@ def test_a_package_json_pi_cannot_read_falls_back_to_the_extensions_folder(tmp_p
 
 def test_a_package_json_with_a_byte_order_mark_is_read(tmp_path):
     text = "\ufeff" + manifest({"extensions": ["./main.ts"]})
-    assert entries(tmp_path, {"package.json": text.encode("utf-8"), "main.ts": "", "extensions/a.ts": ""}) == ["main.ts"]
+    files = {"package.json": text.encode("utf-8"), "main.ts": "", "extensions/a.ts": ""}
+    assert entries(tmp_path, files) == ["main.ts"]
 
 
 def test_no_package_json_and_no_extensions_folder_is_no_extension(tmp_path):
@@ -316,8 +317,8 @@ new Other("./other.ts");
     ("./sub/../m", {"m.ts": ""}, "m.ts"),
 ])
 def test_an_import_is_read_from_the_file_typescript_or_node_would_load(tmp_path, target, files, read):
-    tree = package(tmp_path / "pkg", {"src/index.ts": f'import "{target}";\n', **{f"src/{k}": v for k, v in files.items()},
-                                      "up/m.ts": ""})
+    beside = {f"src/{name}": text for name, text in files.items()}
+    tree = package(tmp_path / "pkg", {"src/index.ts": f'import "{target}";\n', **beside, "up/m.ts": ""})
     assert reachable_files(tree, ["src/index.ts"]) == ["src/index.ts", *([posixpath.normpath(f"src/{read}")]
                                                                          if read else [])]
 
