@@ -86,6 +86,9 @@ GUARDS = {
     "generator/site/pages/editions.py": ["*"], "generator/site/pages/diagram.py": ["*"],
     # the MkDocs plugin's hooks, driven through MkDocs' own plugin collection with a rendered site
     "generator/site/plugin.py": ["*"],
+    # the data model: a citation's label and upstream link, an entry's group and headline, an
+    # overlay's decisions and citations, the shared modules a probe takes along, an extension's own map
+    "generator/map/model.py": ["*"],
 }
 MODULES = {**CORE, **GUARDS}
 # The tests that check each module: what a mutant of it must fail. Every one works on fixture
@@ -173,7 +176,8 @@ TESTS = {
         "test_a_word_family_holds_the_forms_a_reader_types",
         "test_an_entry_hit_carries_the_other_forms_of_its_words_where_they_weigh_as_its_own"))],
     "generator/citations/leads.py": ["tests/test_leads.py"],
-    "generator/extensions/levers.py": ["tests/test_levers.py"],
+    # the inline packages of test_levers.py, and the command with the registry faked (test_levers_command.py)
+    "generator/extensions/levers.py": ["tests/test_levers.py", "tests/test_levers_command.py"],
     "generator/extensions/patterns.py": ["tests/test_levers.py"],
     # the pages' pieces from inline models (test_pages_more_inline.py), and the demo map's every page
     # against its golden file, in this process (two seconds; the site builds in a subprocess are left out)
@@ -182,6 +186,9 @@ TESTS = {
     "generator/site/pages/editions.py": ["tests/test_pages_more_inline.py", _GOLDEN, *_EDITION_PAGES],
     "generator/site/pages/diagram.py": ["tests/test_pages_more_inline.py", _GOLDEN],
     "generator/site/plugin.py": ["tests/test_pages_more_inline.py"],
+    # the model's objects built inline and shown as a reader or a command shows them (test_model.py),
+    # then loaded from YAML: each object's file and line, the probes' shared modules
+    "generator/map/model.py": ["tests/test_model.py", "tests/test_load_checks.py"],
 }
 COPIED = ["generator", "tests", "bench", "pyproject.toml", "decisions", "schema", "site_src", "mkdocs.yml", ".github", ".ci",
           ".pre-commit-config.yaml", "Makefile", "README.md", "CONTRIBUTING.md", "requirements.lock"]

@@ -88,6 +88,9 @@ def test_a_build_mkdocs_aborts_names_each_warning_and_keeps_the_old_site(demo, o
     assert message.startswith("mkdocs could not build the site: ")
     assert "missing.md" in message and "gone.md" in message
     assert "; " in message.split("missing.md", 1)[1] or "; " in message.split("gone.md", 1)[1]  # both, joined
+    assert sorted(message.removeprefix("mkdocs could not build the site: ").split("; ")) == [
+        f"Doc file 'broken.md' contains a link '{name}', but the target is not found among documentation files."
+        for name in ("gone.md", "missing.md")]  # each warning as MkDocs words it, joined by "; " alone
     assert kept(old_site)
 
 
@@ -196,3 +199,47 @@ def test_the_sites_are_swapped_by_renames_beside_them_under_hidden_names(demo, o
     assert held.parent.parent == old_site.parent and held.parent.name.startswith(".site-old-")
     assert new.parent == old_site.parent and new.name.startswith(".site-build-")
     assert [p.name for p in old_site.parent.iterdir()] == ["site"]
+
+
+def test_a_failed_build_shown_in_full_gives_only_mkdocs_warnings_as_its_reason(demo, old_site, capsys) -> None:
+    """Without --quiet MkDocs' information lines are shown as it goes; the error's reason is its
+    warnings alone (strict mode aborted on them), not "Building documentation…"."""
+    (demo.pages / "broken.md").write_text("# Broken\n\nSee [the missing page](missing.md).\n")
+    run = run_main(capsys, "build", "--config", demo.config, "--site-dir", old_site)
+    assert run.code == 2 and "Traceback" not in run.stderr
+    assert "INFO    -  Building documentation" in run.stderr
+    (line,) = [ln for ln in run.stderr.splitlines() if ln.startswith("error: ")]
+    assert line.startswith("error: mkdocs could not build the site: ") and "missing.md" in line
+    assert "Building documentation" not in line and "Cleaning site directory" not in line
+    assert kept(old_site)
+
+
+def test_a_previous_site_that_cannot_be_wholly_removed_does_not_fail_the_build(demo, old_site, monkeypatch) -> None:
+    """A file of the old site this user may not delete (another user's, in a read-only folder): the
+    new site is already in place, so the build succeeds; only the old copy, hidden, stays beside it."""
+    real_unlink = os.unlink
+
+    def refused(path, *, dir_fd=None):
+        if Path(path).name == "page.html" and dir_fd is not None:  # shutil.rmtree's removal of sub/page.html
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_unlink(path, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "unlink", refused)
+    assert build_site(demo.config, old_site, quiet=True) == old_site.resolve()
+    assert (old_site / "demo" / "map" / "index.html").is_file() and not (old_site / "sub").exists()
+    left = [p for p in old_site.parent.iterdir() if p.name != "site"]
+    assert [p.name.startswith(".site-old-") for p in left] == [True]
+    assert (left[0] / "site" / "sub" / "page.html").read_text() == "a page of it"
+
+
+def test_a_build_stopped_without_a_warning_gives_mkdocs_own_reason(demo, old_site) -> None:
+    """A hook (or plugin) that stops the build with its own message, and MkDocs logged no warning:
+    that message is the reason shown."""
+    (demo.config.parent / "stop_hook.py").write_text(
+        "from mkdocs.exceptions import Abort\n\n\ndef on_pre_build(config):\n"
+        "    raise Abort('the release notes are not written yet')\n")
+    demo.config.write_text(demo.config.read_text() + "\nhooks:\n  - stop_hook.py\n")
+    with pytest.raises(SiteError) as stopped:
+        build_site(demo.config, old_site, quiet=True)
+    assert str(stopped.value) == "mkdocs could not build the site: the release notes are not written yet"
+    assert kept(old_site)

@@ -136,7 +136,7 @@ def _manifest_entries(tree: SourceTree, base: str, entries: list[str]) -> list[s
         if entry.startswith(("!", "+", "-")):
             continue  # a pattern that switches files on or off, not a source of files
         path = posixpath.normpath(posixpath.join(base, entry))
-        if path.startswith(".."):
+        if path == ".." or path.startswith("../"):  # out of the package ("..x.ts" is a file in it)
             continue
         if any(c in entry for c in "*?[{"):
             found += [f for f in sorted(tree.files) if fnmatch.fnmatch(f, path) and f.endswith(_CODE_SUFFIXES)]
