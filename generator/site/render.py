@@ -325,16 +325,17 @@ def _extension_page(overlay: OverlayView, table: str, pages_dir: Path | None, vi
     if hand_written is None or not hand_written.is_file():
         return environment("site").get_template("extension.md.j2").render(m=view, o=overlay, table=Markup(table),
                                                                           npm=npm)
-    text = _with_pin(_with_description(hand_written.read_text(encoding="utf-8"), overlay), pin)
-    lines = text.split("\n")
-    slots = [i for i, line in enumerate(lines) if line.strip() == OVERLAY_SLOT]
+    written = hand_written.read_text(encoding="utf-8")
+    # counted in the page as written, so that an error names the line a person sees
+    slots = [i for i, line in enumerate(written.split("\n")) if line.strip() == OVERLAY_SLOT]
     if len(slots) != 1:
         how = "has no" if not slots else f"has {len(slots)}"
         raise InputError([Problem(hand_written, slots[1] + 1 if slots else 0,
                                   f"{how} `{OVERLAY_SLOT}` lines; it needs exactly one, where the generated "
                                   f"table of the decisions {overlay.name} changes goes")])
-    lines[slots[0]] = table
-    return "\n".join(lines)
+    # the description and the strip added above it are one line each of escaped text: never the slot
+    lines = _with_pin(_with_description(written, overlay), pin).split("\n")
+    return "\n".join(table if line.strip() == OVERLAY_SLOT else line for line in lines)
 
 
 def _with_description(text: str, overlay: OverlayView) -> str:

@@ -1,0 +1,491 @@
+"""The renderer in this process, on inputs built inline: what a reader sees on each page.
+
+The demo map of tests/site_fixtures (or a variant of it edited here) is rendered with its source
+trees read from the fixture folders (no git, no fetch), so a render takes a few hundredths of a
+second: these tests are the ones mutation testing runs against the renderer
+(generator/site/render.py and generator/site/pages/views.py). The same pages built from a real git
+repository, and through MkDocs, are tested in test_render.py and test_site_build.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import jinja2
+import pytest
+from jinja2.bccache import FileSystemBytecodeCache
+
+from generator.citations.verify import Trees, verify_map
+from generator.errors import DriftError, InputError
+from generator.map.load import load_maps
+from generator.site.pages import environment as templates
+from generator.site.render import (hand_written_collisions, is_download, is_entry_page, render_folder, render_pages,
+                                   render_site, site_nav)
+from generator.source.fetch import SourceTree
+from site_fixtures.demo_site import FIXTURES, MAP_YAML, URL_PLACEHOLDER, replace_in
+
+GOLDEN = Path(__file__).parent / "golden"
+SOURCES = {"1.0.0": FIXTURES / "upstream", "0.8.0": FIXTURES / "upstream-0.8.0"}  # the demo's releases
+SOME_LINE = "[{file: src/session.ts, lines: 5}]"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def templates_compiled_once():
+    """Jinja compiles every template again for each new environment (a second per render); a
+    bytecode cache (Jinja's own, keyed by each template's source) keeps the compiled code, so only
+    the first render of a run pays for it. What the templates produce is the same."""
+    shared = FileSystemBytecodeCache()
+
+    class Cached(jinja2.Environment):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, bytecode_cache=shared, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(templates, "Environment", Cached)
+        yield
+
+
+def tree(folder: Path, version: str) -> SourceTree:
+    """A folder's files as the source tree of one release (as fetch leaves it in the cache)."""
+    files = {p.relative_to(folder).as_posix(): {"size": p.stat().st_size,
+                                                 "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
+             for p in folder.rglob("*") if p.is_file()}
+    return SourceTree(folder, version, files)
+
+
+def trees_from(sources: dict[str, Path]):
+    """``trees_for`` of render_folder: each map's releases read from ``sources`` (version -> folder)."""
+    return lambda decision_map: Trees(decision_map, quiet=True, fetch=lambda m, version: tree(sources[version], version))
+
+
+@dataclass(frozen=True)
+class Inputs:
+    decisions: Path
+    pages: Path  # the hand-written pages
+    sources: dict[str, Path]
+
+    @property
+    def folder(self) -> Path:
+        return self.decisions / "demo"
+
+    def render(self, pages: Path | None | str = "default", **kwargs):
+        return render_folder(self.decisions, self.pages if pages == "default" else pages,
+                             trees_for=trees_from(self.sources), **kwargs)
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Inputs:
+    """The demo map (tests/site_fixtures), its hand-written extension page, and its two releases."""
+    shutil.copytree(FIXTURES / "decisions", tmp_path / "decisions")
+    (tmp_path / "decisions" / "demo" / "map.yaml").write_text(MAP_YAML.format(url=URL_PLACEHOLDER))
+    shutil.copytree(FIXTURES / "site_src", tmp_path / "site_src")
+    return Inputs(tmp_path / "decisions", tmp_path / "site_src", dict(SOURCES))
+
+
+def release(tmp_path: Path, version: str, change) -> Path:
+    """A release of the demo's code whose src/session.ts is ``change(text)`` of 1.0.0's."""
+    folder = tmp_path / f"upstream-{version}"
+    shutil.copytree(SOURCES["1.0.0"], folder)
+    session = folder / "src" / "session.ts"
+    session.write_text(change(session.read_text()))
+    return folder
+
+
+def section(page: str, start: str, end: str | None = None) -> str:
+    """The part of a page from ``start`` to ``end`` (or to the end)."""
+    at = page.index(start)
+    return page[at:page.index(end, at)] if end else page[at:]
+
+
+# --- the whole site -----------------------------------------------------------------------------------
+
+
+def test_every_page_is_the_golden_one(demo) -> None:
+    """The golden pages of test_render.py (built there from a git repository), here in this process."""
+    site = demo.render()
+    expected = {p.relative_to(GOLDEN).as_posix() for p in GOLDEN.rglob("*.md")}
+    assert set(site.pages) == expected
+    for path, text in site.pages.items():
+        assert text == (GOLDEN / path).read_text(encoding="utf-8"), path
+    assert [m.name for m in site.maps] == ["demo"]
+
+
+def test_each_entry_page_has_its_search_hit(demo) -> None:
+    site = demo.render()
+    assert sorted(site.search) == ["demo/D1.md", "demo/D2.md", "demo/G1.md", "demo/P1.md"]
+    assert site.search["demo/D1.md"]["text"].endswith("(2 exceptions)")
+    assert site.search["demo/D2.md"]["text"].startswith("You do, each time | a pipe")
+    # what an extension changes about an entry is found on the entry's own hit
+    assert "extension demo-ext: The extension asks you whenever the model would stop." in site.search["demo/G1.md"]["more"]
+    assert "extension demo-ext" not in site.search["demo/D2.md"]["more"]
+    assert "read in the code, not reproduced by a probe" in site.search["demo/P1.md"]["more"]
+
+
+def test_the_pages_are_in_path_order(demo) -> None:
+    site = demo.render()
+    assert list(site.pages) == sorted(site.pages)
+    [demo_map] = load_maps(demo.decisions)
+    pages = render_pages(demo_map, trees_from(demo.sources)(demo_map), demo.pages)
+    assert list(pages) == sorted(pages)
+    assert pages == {p: t for p, t in site.pages.items() if p not in ("index.md", "extensions/index.md")}
+
+
+# --- probes -----------------------------------------------------------------------------------------
+
+
+class ProbeResult:
+    """What generator.probes.run's ProbeResult carries, as far as the renderer reads it."""
+
+    def __init__(self, script: Path, **fields) -> None:
+        self.map, self.id, self.status, self.version, self.seconds, self.message = "demo", "D1", "holds", "1.0.0", 1.5, ""
+        self.result, self.script, self.claim = {"asked": False, "ran": True}, script, ""
+        self.__dict__.update(fields)
+
+
+def with_probe(demo: Inputs, entry: str = "D1") -> Path:
+    script = demo.folder / "probes" / f"{entry}.mjs"
+    script.parent.mkdir(exist_ok=True)
+    script.write_text("const ran = true;\nconsole.log(JSON.stringify({asked: false, ran}));\n")
+    replace_in(demo.folder / f"{entry}.yaml", "\ncites:", "\nprobe:\n  shows: A tool call runs with nobody asked.\n"
+               "  expect: {asked: false, ran: true}\ncites:")
+    return script
+
+
+def test_probes_given_as_a_function_run_once_the_maps_are_loaded(demo) -> None:
+    script = with_probe(demo)
+    asked = []
+
+    def run(maps):
+        asked.append([m.name for m in maps])
+        return {"D1": ProbeResult(script)}
+
+    site = demo.render(probes=run)
+    assert asked == [["demo"]]
+    assert "## Demonstrated by running demo 1.0.0 { #probe data-search-exclude }" in site.pages["demo/D1.md"]
+    assert "demonstrated by running pi 1.0.0, evidence from a probe: A tool call runs with nobody asked." in \
+        site.search["demo/D1.md"]["more"]
+
+
+def test_a_probe_result_of_another_map_is_not_shown(demo) -> None:
+    script = with_probe(demo)
+    elsewhere = demo.render(probes={"D1": ProbeResult(script, map="other")})
+    assert "{ #probe" not in elsewhere.pages["demo/D1.md"]
+    assert "evidence from a probe" not in elsewhere.search["demo/D1.md"]["more"]
+    unnamed = ProbeResult(script)
+    del unnamed.map  # a result that names no map belongs to the one being built
+    assert "{ #probe" in demo.render(probes={"D1": unnamed}).pages["demo/D1.md"]
+
+
+# --- what stops a render -------------------------------------------------------------------------------
+
+
+def test_a_citation_not_ok_at_the_pin_stops_the_render_naming_it(demo, tmp_path) -> None:
+    # G1's second citation was checked at 0.9.0, where two more lines opened the file
+    demo.sources["0.9.0"] = release(tmp_path, "0.9.0", lambda text: "// one\n// two\n" + text)
+    replace_in(demo.folder / "G1.yaml", "    lines: 21-23", '    lines: 23-25\n    version: "0.9.0"')
+    [demo_map] = load_maps(demo.decisions)
+    with pytest.raises(DriftError) as caught:
+        render_pages(demo_map, trees_from(demo.sources)(demo_map))
+    [problem] = caught.value.problems
+    line = (demo.folder / "G1.yaml").read_text().split("\n").index("  - file: src/session.ts") + 1
+    assert (problem.path.name, problem.line) == ("G1.yaml", line)
+    assert problem.message == "G1 cites src/session.ts:23-25, which is moved at 1.0.0, now at 21-23 (Session.isDone)"
+    assert caught.value.version == "1.0.0"
+
+
+def test_every_citation_not_ok_is_named_and_nothing_is_rendered(demo) -> None:
+    [demo_map] = load_maps(demo.decisions)
+    trees = trees_from(demo.sources)(demo_map)
+    resolutions = verify_map(demo_map, None, trees)
+    assert {r.status for r in resolutions} == {"ok"}
+    gone = replace(resolutions[0], status="changed", resolved=None, symbol="")
+    twice = replace(resolutions[-1], status="ambiguous", resolved=(3, 4), symbol="Session.run")
+    with pytest.raises(DriftError) as caught:
+        render_pages(demo_map, trees, resolutions=[gone, *resolutions[1:-1], twice])
+    assert sorted(p.message for p in caught.value.problems) == sorted([
+        f"{gone.entry.id} cites {gone.citation.file}:{gone.recorded[0]}-{gone.recorded[1]}, which is changed at 1.0.0 "
+        "(top level)",
+        f"{twice.entry.id} cites {twice.citation.file}:{twice.recorded[0]}-{twice.recorded[1]}, which is ambiguous at "
+        "1.0.0, now at 3-4 (Session.run)"])
+
+
+# --- hand-written pages ---------------------------------------------------------------------------------
+
+
+def test_a_hand_written_page_where_a_generated_one_goes_is_an_error(demo) -> None:
+    (demo.pages / "demo").mkdir()
+    (demo.pages / "demo" / "map.md").write_text("# Mine\n")
+    (demo.pages / "index.md").write_text("# My home\n")
+    with pytest.raises(InputError) as caught:
+        demo.render()
+    assert [(p.path, p.line, p.message) for p in caught.value.problems] == [
+        (demo.pages / "demo" / "map.md", 0, "is generated from decisions/ as demo/map.md; move the hand-written page "
+                                            "elsewhere"),
+        (demo.pages / "index.md", 0, "is generated from decisions/ as index.md; move the hand-written page elsewhere")]
+    # an extension's hand-written page is its page, the overlay put in it; a folder is not a page
+    (demo.pages / "demo" / "map.md").unlink()
+    (demo.pages / "index.md").unlink()
+    (demo.pages / "demo" / "census.md").mkdir()
+    assert hand_written_collisions(["extensions/demo-ext.md", "demo/census.md", "demo/map.md"], demo.pages) == []
+    assert "A hand-written page about the demo extension." in demo.render().pages["extensions/demo-ext.md"]
+
+
+def test_without_hand_written_pages_an_extension_gets_a_generated_page(demo) -> None:
+    page = demo.render(pages=None).pages["extensions/demo-ext.md"]
+    assert page.startswith('# demo-ext\n\n<span class="dm-pin">demo 1.0.0</span> · [Summary](../demo/index.md)')
+    assert "Asks you before a run may end, &lt;em&gt;whatever&lt;/em&gt; the model says." in page
+    assert "A hand-written page" not in page
+    assert "| [G1](#g1) Is the work finished, so the run may stop?" in page
+
+
+def write_page(demo: Inputs, text: str) -> None:
+    (demo.pages / "extensions" / "demo-ext.md").write_text(text)
+
+
+@pytest.mark.parametrize("slots, line", [(0, 0), (2, 7), (3, 7)])
+def test_an_extension_page_needs_exactly_one_overlay_line(demo, slots, line) -> None:
+    """The error names the second slot's line in the page as written (a description and the map's
+    strip are added above it before the slot is put in: the line is not theirs)."""
+    write_page(demo, "# demo-ext\n\nText.\n" + "\n{{ overlay }}\n" * slots)
+    with pytest.raises(InputError) as caught:
+        demo.render()
+    [problem] = caught.value.problems
+    how = "has no" if slots == 0 else f"has {slots}"
+    assert (problem.path, problem.line) == (demo.pages / "extensions" / "demo-ext.md", line)
+    assert problem.message == (f"{how} `{{{{ overlay }}}}` lines; it needs exactly one, where the generated table of "
+                               "the decisions demo-ext changes goes")
+
+
+def test_the_overlay_line_may_be_indented_and_the_text_around_it_stays(demo) -> None:
+    write_page(demo, "# demo-ext\n\nBefore.\n\n  {{ overlay }}  \n\nAfter.\n")
+    page = demo.render().pages["extensions/demo-ext.md"]
+    assert "{{ overlay }}" not in page
+    assert page.index("\nBefore.\n") < page.index('<div class="dm-overlay" data-extension="demo-ext" markdown>') \
+        < page.index("\nAfter.\n")
+    assert page.endswith("\nAfter.\n")
+
+
+PIN = ('<span class="dm-pin">demo 1.0.0</span> · [Summary](../demo/index.md) · [The full map](../demo/map.md) · '
+       '[Problems](../demo/problems.md) · [Census](../demo/census.md) · [What changed](../demo/editions/index.md) · '
+       '[Download as Markdown](../demo/../downloads/demo-decision-map.md){ download }')
+
+
+def test_a_hand_written_page_gets_a_description_and_the_map_s_strip_under_its_heading(demo) -> None:
+    write_page(demo, "Intro.\n\n# demo-ext\n\nText.\n\n{{ overlay }}\n")
+    page = demo.render().pages["extensions/demo-ext.md"]
+    assert page.startswith('---\ndescription: "demo-ext: Asks you before a run may end, &lt;em&gt;whatever&lt;/em&gt; '
+                           'the model says."\n---\n\nIntro.\n\n# demo-ext\n\n' + PIN)
+    assert "\n{: .dm-pinline }\n\n\nText.\n" in page
+
+
+def test_a_page_without_a_heading_gets_the_strip_first(demo) -> None:
+    write_page(demo, "Text.\n\n{{ overlay }}\n")
+    page = demo.render().pages["extensions/demo-ext.md"]
+    assert page.startswith('---\ndescription: "demo-ext: Asks')
+    assert "the model says.\"\n---\n\n" + PIN + " (10 KB)\n{: .dm-pinline }\n\n\nText.\n" in page
+    # without a description either: the strip is the page's first line
+    replace_in(demo.folder / "extensions" / "demo-ext.yaml",
+               "summary: Asks you before a run may end, <em>whatever</em> the model says.\n", "")
+    assert demo.render().pages["extensions/demo-ext.md"].startswith("\n" + PIN)
+
+
+def test_a_page_with_front_matter_keeps_it_and_gets_the_strip_after_it(demo) -> None:
+    write_page(demo, "---\ntitle: Mine\n---\nText.\n\n{{ overlay }}\n")
+    page = demo.render().pages["extensions/demo-ext.md"]
+    assert page.startswith("---\ntitle: Mine\n---\n\n" + PIN)
+    assert "description:" not in page
+    assert page.index(PIN) < page.index("Text.")
+
+
+def test_an_overlay_without_a_summary_adds_no_description(demo) -> None:
+    replace_in(demo.folder / "extensions" / "demo-ext.yaml",
+               "summary: Asks you before a run may end, <em>whatever</em> the model says.\n", "")
+    page = demo.render().pages["extensions/demo-ext.md"]
+    assert page.startswith("# demo-ext\n\n" + PIN)
+
+
+# --- several maps --------------------------------------------------------------------------------------
+
+
+def second_map(demo: Inputs, name: str = "other", overlays: bool = False) -> Path:
+    """A copy of the demo map as a second map, ``name``, with or without its extensions."""
+    folder = demo.decisions / name
+    shutil.copytree(demo.folder, folder)
+    replace_in(folder / "map.yaml", "title: How demo decides", f"title: How {name} decides")
+    replace_in(folder / "map.yaml", "repo: https://github.com/example/demo", f"repo: https://github.com/example/{name}")
+    if not overlays:
+        shutil.rmtree(folder / "extensions")
+    return folder
+
+
+def test_two_maps_share_the_home_page_and_the_extensions_index(demo) -> None:
+    second_map(demo)
+    site = demo.render()
+    assert {p for p in site.pages if p.startswith("other/")} == {p.replace("demo/", "other/", 1) for p in site.pages
+                                                                 if p.startswith("demo/")}
+    assert "downloads/other-decision-map.md" in site.pages
+    home = site.pages["index.md"]
+    assert "[demo](https://github.com/example/demo) and [other](https://github.com/example/other) are coding agents" \
+        in home
+    # each map's loop, linking from the site's root
+    assert 'id="dm-loop-home-demo"' in home and 'id="dm-loop-home-other"' in home
+    assert 'href="demo/D1.md"' in home and 'href="other/D1.md"' in home
+    assert "### [How other decides](other/index.md)" in home
+    # the extensions index: only the map with extensions
+    index = site.pages["extensions/index.md"]
+    assert "How demo decides" not in index and "How other decides" not in index  # one map: no heading
+    assert "demo-ext" in index and "../other/" not in index
+    assert sorted(site.search) == sorted(f"{m}/{e}.md" for m in ("demo", "other") for e in ("D1", "D2", "G1", "P1"))
+
+
+def test_two_maps_with_extensions_each_get_a_part_of_the_index(demo) -> None:
+    folder = second_map(demo, overlays=True)
+    (folder / "extensions" / "demo-ext.yaml").rename(folder / "extensions" / "other-ext.yaml")
+    replace_in(folder / "extensions" / "other-ext.yaml", "extension: demo-ext", "extension: other-ext")
+    index = demo.render().pages["extensions/index.md"]
+    assert index.index("## How demo decides") < index.index("## How other decides")
+    assert "other-ext" in index[index.index("## How other decides"):]
+
+
+def test_two_maps_generating_the_same_page_is_an_error_naming_both(demo) -> None:
+    folder = second_map(demo, overlays=True)
+    shutil.copy(folder / "extensions" / "demo-ext.yaml", folder / "extensions" / "more-ext.yaml")
+    replace_in(folder / "extensions" / "more-ext.yaml", "extension: demo-ext", "extension: more-ext")
+    shutil.copy(folder / "extensions" / "more-ext.yaml", demo.folder / "extensions" / "more-ext.yaml")
+    (demo.pages / "extensions" / "demo-ext.md").unlink()
+    with pytest.raises(InputError) as caught:
+        demo.render()
+    assert [str(p) for p in caught.value.problems] == [
+        f"{folder / 'map.yaml'}: generates extensions/{name}.md, which {demo.folder / 'map.yaml'} generates too; "
+        "rename one of them" for name in ("demo-ext", "more-ext")]
+
+
+# --- the navigation ------------------------------------------------------------------------------------
+
+
+def test_the_navigation_lists_each_map_s_pages_then_the_extensions_then_the_rest(demo) -> None:
+    second_map(demo)
+    site = demo.render()
+    nav = site_nav(list(site.maps), site.pages, ["extensions/demo-ext.md", "extensions/hand.md", "about.md", "a.md"])
+    pages = [{"Summary": "{}/index.md"}, {"The full map": "{}/map.md"}, {"Problems in the code": "{}/problems.md"},
+             {"Census": "{}/census.md"}, {"What changed": [{"All editions": "{}/editions/index.md"},
+                                                           {"0.8.0 → 1.0.0": "{}/editions/0.8.0-to-1.0.0.md"}]}]
+
+    def of(name):
+        return [{k: (v.format(name) if isinstance(v, str) else [{t: p.format(name) for t, p in e.items()} for e in v])
+                 for k, v in item.items()} for item in pages]
+
+    assert nav == [{"Home": "index.md"}, {"How demo decides": of("demo")}, {"How other decides": of("other")},
+                   {"Extensions": [{"All extensions": "extensions/index.md"}, {"demo-ext": "extensions/demo-ext.md"},
+                                   {"hand": "extensions/hand.md"}]},
+                   "a.md", "about.md"]
+
+
+def test_the_navigation_leaves_out_pages_a_map_does_not_have() -> None:
+    class Edition:
+        def __init__(self, old, new):
+            self.from_version, self.to_version, self.slug = old, new, f"{old}-to-{new}"
+
+    class Map:
+        name, title, editions = "x", "How *x* <b>decides</b>", (Edition("1", "2"), Edition("2", "3"))
+
+    nav = site_nav([Map()], ["x/map.md", "x/editions/index.md", "x/editions/2-to-3.md",
+                             "extensions/e/editions/1.0.0-to-1.1.0.md", "extensions/e.md"])
+    assert nav == [{"Home": "index.md"},
+                   {"How x &lt;b&gt;decides&lt;/b&gt;": [{"The full map": "x/map.md"}, {"What changed": [
+                       {"All editions": "x/editions/index.md"}, {"2 → 3": "x/editions/2-to-3.md"}]}]},
+                   {"Extensions": [{"e": "extensions/e.md"}, {"e 1.0.0 → 1.1.0": "extensions/e/editions/1.0.0-to-1.1.0.md"}]}]
+    assert site_nav([Map()], ["x/census.md"])[1:] == [{"How x &lt;b&gt;decides&lt;/b&gt;": [{"Census": "x/census.md"}]}]
+    # a page listed under a map is not listed again as another page
+    assert site_nav([Map()], ["x/map.md"], ["x/map.md", "b.md"])[2:] == ["b.md"]
+
+
+@pytest.mark.parametrize("path, download, entry", [
+    ("downloads/pi-decision-map.md", True, False), ("pi/D1.md", False, True), ("pi/P12.md", False, True),
+    ("pi/A1234.md", False, True), ("pi/A12345.md", False, False), ("pi/d1.md", False, False),
+    ("pi/D.md", False, False), ("D1.md", False, False), ("pi/x/D1.md", False, False), ("pi/D1.mdx", False, False),
+    ("pi/DD1.md", False, False), ("xpi/downloads/D1.md", False, False), ("pi/downloads.md", False, False)])
+def test_which_paths_are_downloads_and_which_are_entry_pages(path, download, entry) -> None:
+    assert (is_download(path), is_entry_page(path)) == (download, entry)
+
+
+def test_the_home_page_names_three_maps_in_one_sentence(demo) -> None:
+    second_map(demo, "other")
+    second_map(demo, "third")
+    home = demo.render().pages["index.md"]
+    assert ("[demo](https://github.com/example/demo), [other](https://github.com/example/other) and "
+            "[third](https://github.com/example/third) are coding agents: you give one a task") in home
+
+
+# --- the loop, drawn ----------------------------------------------------------------------------------------
+
+
+def add_decision(demo: Inputs, entry_id: str, question: str, who: str = "code", extra: str = "") -> None:
+    (demo.folder / f"{entry_id}.yaml").write_text(
+        f"id: {entry_id}\nquestion: {question}\ndecided_by: {who}\nanswer: It is {who}.\n{extra}"
+        "cites:\n  - file: src/session.ts\n    lines: 5\n")
+
+
+def caption(page: str, name: str) -> str:
+    return section(page, f'<figcaption id="dm-loop-{name}-caption">', " <span class=\"dm-legend\">")
+
+
+def test_with_three_stages_or_more_the_loop_says_where_a_run_starts_and_ends(demo) -> None:
+    replace_in(demo.folder / "map.yaml", "  - id: G\n", "  - id: T\n    title: API calls, and what they send\n"
+               "  - id: U\n    title: Tools; the rest\n  - id: G\n")
+    add_decision(demo, "T1", "Which API is called?")
+    add_decision(demo, "U1", "Which tool runs?")
+    site = demo.render()
+    assert caption(site.pages["demo/index.md"], "summary") == (
+        '<figcaption id="dm-loop-summary-caption">How a run of demo goes: it starts (permission), goes round the loop '
+        "once per turn (API calls, tools) and ends (ending a run). Each tile is one decision, placed where it happens; "
+        "its colour and its shape say who decides. Select one to read it.")
+    assert caption(site.pages["index.md"], "home-demo").startswith(
+        '<figcaption id="dm-loop-home-demo-caption">How a run of demo goes: it starts (permission)')
+    assert caption(site.pages["extensions/demo-ext.md"], "ext-demo-ext") == (
+        '<figcaption id="dm-loop-ext-demo-ext-caption">The decisions demo-ext changes, in demo’s loop: 1 drawn with '
+        "who decides once demo-ext is installed; the others faded. How a run of demo goes: it starts (permission), "
+        "goes round the loop once per turn (API calls, tools) and ends (ending a run). Each tile is one decision, "
+        "placed where it happens; its colour and its shape say who decides. Select one to read it.")
+
+
+def test_with_fewer_stages_the_loop_names_the_map(demo) -> None:
+    assert caption(demo.render().pages["demo/index.md"], "summary") == (
+        '<figcaption id="dm-loop-summary-caption">The decisions of demo, stage by stage; the colour and the shape of '
+        "each tile say who decides. Select one to read it.")
+
+
+def node(page: str, entry_id: str, href: str | None = None) -> str:
+    """The tile of one decision in a page's first drawing: its class and its label."""
+    figure = section(page, "<figure", "</figure>")
+    return re.search(rf'<a class="([^"]*)" href="{re.escape(href or entry_id + ".md")}" aria-label="([^"]*)"',
+                     figure).groups()
+
+
+def test_an_extension_s_drawing_shows_who_decides_once_it_is_installed(demo) -> None:
+    overlay = demo.folder / "extensions" / "demo-ext.yaml"
+    replace_in(overlay, "      decided_by: person\n      answer: You decide",
+               "      decided_by: person\n      overrides:\n"
+               "        - by: code\n          can: end it after three asks\n          when: It stops asking.\n"
+               "        - by: model\n          when: It may stop anyway.\n"
+               "        - by: code\n          can: end it at once\n          when: On an error.\n"
+               "      answer: You decide")
+    replace_in(overlay, "    related: [G1, D1]\n", "    related: [G1, D1]\n    overridden: [D2]\n")
+    page = demo.render().pages["extensions/demo-ext.md"]
+    assert node(page, "G1", "../demo/G1.md") == (
+        "dm-node dm-node--person dm-node--changed",
+        "G1: Is the work finished, so the run may stop? Decided by a person; plain code can end it after three asks "
+        "or end it at once; an AI model can overrule; changed by this extension.")
+    # D2's answer no longer holds with it: drawn in the holder of the decision that takes its place
+    assert node(page, "D2", "../demo/D2.md") == (
+        "dm-node dm-node--code dm-node--changed",
+        "D2: Who approves a tool that is marked risky? Decided by plain code; changed by this extension.")
+    assert node(page, "D1", "../demo/D1.md") == (
+        "dm-node dm-node--code dm-node--related",
+        "D1: Is a person asked before a tool&#95;call runs? Decided by plain code; this extension adds a decision next "
+        "to it.")
+    assert "in demo’s loop: 2 drawn with who decides once demo-ext is installed" in page
