@@ -489,3 +489,106 @@ def test_an_extension_s_drawing_shows_who_decides_once_it_is_installed(demo) -> 
         "D1: Is a person asked before a tool&#95;call runs? Decided by plain code; this extension adds a decision next "
         "to it.")
     assert "in demo’s loop: 2 drawn with who decides once demo-ext is installed" in page
+
+
+# --- an extension pinned on npm ------------------------------------------------------------------------------
+
+NPM_OVERLAY = """\
+extension: demo-npm
+package: "demo-npm"
+version: "1.2.0"
+integrity: sha512-AAAA
+checked_at: "1.2.0"
+summary: Blocks every tool call.
+levers:
+  - lever: tool_call
+    kind: event
+    decisions: [D1]
+    text: It blocks every call.
+    cites:
+      - file: index.js
+        lines: 2
+connects: []
+runs: []
+unchanged: []
+changes:
+  - decision: D1
+    how: It blocks.
+    without:
+      decided_by: code
+      answer: Runs.
+    with:
+      decided_by: code
+      answer: Blocked.
+"""
+NPM_INDEX = 'export default function (pi) {\n  pi.on("tool_call", () => ({ block: true }));\n}\n'
+
+
+@pytest.fixture
+def npm_demo(demo, tmp_path, monkeypatch) -> Inputs:
+    """The demo with an extension pinned on npm, demo-npm 1.2.0, whose package is read from a folder
+    (1.1.0: the same code one line lower)."""
+    import generator.site.render as render
+
+    packages = {"1.2.0": tmp_path / "demo-npm-1.2.0", "1.1.0": tmp_path / "demo-npm-1.1.0"}
+    for version, folder in packages.items():
+        folder.mkdir()
+        (folder / "index.js").write_text(("// 1.1.0\n" if version == "1.1.0" else "") + NPM_INDEX)
+    (demo.folder / "extensions" / "demo-npm.yaml").write_text(NPM_OVERLAY)
+    real = render.Trees
+    monkeypatch.setattr(render, "Trees", lambda m, quiet: real(m, quiet, fetch=lambda _, v: tree(packages[v], v)))
+    return demo
+
+
+def test_an_extension_pinned_on_npm_shows_its_levers_with_their_code(npm_demo) -> None:
+    site = npm_demo.render()
+    page = site.pages["extensions/demo-npm.md"]
+    assert page.startswith("# demo-npm\n\n" + PIN + " (10 KB)\n{: .dm-pinline }\n")  # as on every page of the map
+    lever = section(page, "### <code>tool&#95;call</code> · event { #lever-1", "## Its probe")
+    assert "[index.js:2](https://unpkg.com/demo-npm@1.2.0/index.js){ .dm-permalink }" in lever
+    assert '```js linenums="2"\npi.on("tool_call", () => ({ block: true }));\n```' in lever
+    assert "It has no probe yet." in page
+    assert ("**Mapped npm extensions that change it:** [demo-npm](../extensions/demo-npm.md) "
+            "(<code>tool&#95;call</code>) · [all extensions](../extensions/index.md)") in site.pages["demo/D1.md"]
+    assert "Mapped npm extensions" not in site.pages["demo/D2.md"]
+
+
+def test_an_extension_pinned_on_npm_shows_its_probe_when_it_ran(npm_demo) -> None:
+    script = npm_demo.folder / "extensions" / "probes" / "demo-npm.mjs"
+    script.parent.mkdir()
+    script.write_text("console.log(JSON.stringify({blocked: true}));\n")
+    replace_in(npm_demo.folder / "extensions" / "demo-npm.yaml", "changes:\n",
+               "probe:\n  shows: A call is blocked.\n  expect: {blocked: true}\nchanges:\n")
+    assert "Its probe did not run for this build" in npm_demo.render().pages["extensions/demo-npm.md"]
+    result = ProbeResult(script, id="demo-npm", result={"blocked": True}, version="1.2.0")
+    page = npm_demo.render(probes={"demo-npm": result}).pages["extensions/demo-npm.md"]
+    probe = section(page, "## Its probe")
+    assert "A call is blocked." in probe
+    assert '<span class="dm-probe dm-probe--holds">Holds with demo 1.2.0</span>' in probe
+    assert '```json\n{\n  "blocked": true\n}\n```' in probe
+
+
+def test_each_move_of_an_npm_extension_has_its_page(npm_demo) -> None:
+    editions = npm_demo.folder / "extensions" / "demo-npm" / "editions"
+    editions.mkdir(parents=True)
+    (editions / "1.1.0-to-1.2.0.yaml").write_text(
+        'from: "1.1.0"\nto: "1.2.0"\ndate: 2026-11-20\ncitations:\n  - {id: demo-npm, file: index.js, old: "3", '
+        'new: "2", checked_at: "1.1.0", status: moved, claim: 123456789abc}\n')
+    site = npm_demo.render()
+    page = site.pages["extensions/demo-npm/editions/1.1.0-to-1.2.0.md"]
+    assert page.startswith("# What changed in demo-npm 1.2.0, since 1.1.0\n\n" + PIN.replace("../demo/", "../../../demo/"))
+    assert "moved from <code>demo-npm</code> 1.1.0 to 1.2.0" in page
+    nav = site_nav(list(site.maps), site.pages)
+    assert nav[-1] == {"Extensions": [{"All extensions": "extensions/index.md"}, {"demo-ext": "extensions/demo-ext.md"},
+                                      {"demo-npm": "extensions/demo-npm.md"},
+                                      {"demo-npm 1.1.0 → 1.2.0": "extensions/demo-npm/editions/1.1.0-to-1.2.0.md"}]}
+
+
+def test_code_of_an_npm_extension_not_ok_at_its_pin_stops_the_render(npm_demo) -> None:
+    replace_in(npm_demo.folder / "extensions" / "demo-npm.yaml", "        lines: 2\n", '        lines: 3\n'
+               '        version: "1.1.0"\n')
+    with pytest.raises(DriftError) as caught:
+        npm_demo.render()
+    [problem] = caught.value.problems
+    assert problem.message.startswith("demo-npm cites index.js:3-3, which is moved at 1.2.0, now at 2-2")
+    assert caught.value.version == "1.2.0"
