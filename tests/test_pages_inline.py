@@ -592,3 +592,73 @@ def test_code_of_an_npm_extension_not_ok_at_its_pin_stops_the_render(npm_demo) -
     [problem] = caught.value.problems
     assert problem.message.startswith("demo-npm cites index.js:3-3, which is moved at 1.2.0, now at 2-2")
     assert caught.value.version == "1.2.0"
+
+
+# --- an entry's page: its code ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def long_source(demo, tmp_path) -> Inputs:
+    """The demo's 1.0.0 with src/long.ts: 700 numbered lines, indented by a tab, with CRLF line ends."""
+    folder = tmp_path / "upstream-long"
+    shutil.copytree(SOURCES["1.0.0"], folder)
+    (folder / "src" / "long.ts").write_bytes(b"".join(b"\tconst line%d = %d;\r\n" % (n, n) for n in range(1, 701)))
+    demo.sources["1.0.0"] = folder
+    return demo
+
+
+def cite(entry: Path, lines: str, file: str = "src/long.ts", note: str | None = None) -> None:
+    """Add a citation to an entry's top-level `cites` (its last key)."""
+    extra = f"    note: {note}\n" if note else ""
+    entry.write_text(entry.read_text().rstrip("\n") + f"\n  - file: {file}\n    lines: {lines}\n{extra}")
+
+
+def test_a_short_range_shows_open_and_a_long_one_closed(long_source) -> None:
+    cite(long_source.folder / "D2.yaml", "1-40")
+    cite(long_source.folder / "D2.yaml", "41-81")
+    page = long_source.render().pages["demo/D2.md"]
+    code = section(page, "## Where in the code")
+    assert '<details class="dm-code" open markdown>\n<summary>40 lines of <code>src/long.ts</code> at demo 1.0.0</summary>' \
+        in code
+    assert '<details class="dm-code" markdown>\n<summary>41 lines of <code>src/long.ts</code> at demo 1.0.0</summary>' \
+        in code
+    # the lines as they are, without the carriage returns, their common indentation (a tab) removed
+    assert '```ts linenums="41"\nconst line41 = 41;\nconst line42 = 42;\n' in code
+    assert "\r" not in page
+
+
+def test_more_than_600_cited_lines_show_as_plain_text(long_source) -> None:
+    cite(long_source.folder / "D2.yaml", "1-599")
+    page = long_source.render().pages["demo/D2.md"]  # with D2's own line: 600
+    assert "linenums" in section(page, "## Where in the code") and ", lines 1-599</summary>" not in page
+    cite(long_source.folder / "D2.yaml", "650-700")
+    page = long_source.render().pages["demo/D2.md"]
+    code = section(page, "## Where in the code")
+    assert "linenums" not in code
+    assert "<summary>599 lines of <code>src/long.ts</code> at demo 1.0.0, lines 1-599</summary>" in code
+    assert "<summary>1 line of <code>src/session.ts</code> at demo 1.0.0, lines 5</summary>" in code
+    assert "```text\nconst line650 = 650;\n" in code
+
+
+def test_tabs_are_four_columns_and_the_common_indentation_goes(long_source) -> None:
+    (long_source.sources["1.0.0"] / "src" / "long.ts").write_text("\t\tdeep();\n\tshallow();\n")
+    cite(long_source.folder / "D2.yaml", "1-2")
+    page = long_source.render().pages["demo/D2.md"]
+    assert '```ts linenums="1"\n    deep();\nshallow();\n```' in page
+
+
+def test_a_range_cited_twice_shows_once_with_the_note_of_the_citation_that_has_one(long_source) -> None:
+    d2 = long_source.folder / "D2.yaml"
+    cite(d2, "3-4", note="the third line")
+    d2.write_text(d2.read_text() + "exceptions:\n  - text: Not always.\n    cites:\n      - file: src/long.ts\n"
+                  "        lines: 3-4\n      - file: src/long.ts\n        lines: 9\n")
+    page = long_source.render().pages["demo/D2.md"]
+    code = section(page, "## Where in the code")
+    assert code.count('<div class="dm-cite"') == 3
+    assert "[long.ts:3-4](https://github.com/example/demo/blob/v1.0.0/src/long.ts#L3-L4){ .dm-permalink } in " \
+           "<code>line3, line4</code> · the third line" in code
+    # the exception links to the excerpts by their places under *Where in the code*
+    assert "- Not always. [long.ts:3-4](#code-2){ .dm-item-cite } [long.ts:9](#code-3){ .dm-item-cite }\n" in page
+    assert '<div class="dm-cite" id="code-3" markdown>\n\n[long.ts:9]' in code
+    assert "**Exception:** when the answer above does not hold" in page
+    assert '<span class="dm-count">1 exception</span>' in page
