@@ -662,3 +662,97 @@ def test_a_range_cited_twice_shows_once_with_the_note_of_the_citation_that_has_o
     assert '<div class="dm-cite" id="code-3" markdown>\n\n[long.ts:9]' in code
     assert "**Exception:** when the answer above does not hold" in page
     assert '<span class="dm-count">1 exception</span>' in page
+
+
+# --- an entry's page: its probe ---------------------------------------------------------------------------
+
+
+def probe_section(page: str) -> str:
+    return section(page, "{ #probe data-search-exclude }", "## Where in the code")
+
+
+def test_a_probe_that_ran_shows_its_claim_script_result_and_command(demo) -> None:
+    script = with_probe(demo)
+    without = demo.render().pages["demo/D1.md"]
+    assert "{ #probe" not in without  # not run in this build: nothing is claimed
+    page = demo.render(probes={"D1": ProbeResult(script, message="Took the slow path.")}).pages["demo/D1.md"]
+    assert "## Demonstrated by running demo 1.0.0 { #probe data-search-exclude }" in page
+    probe = probe_section(page)
+    assert "A tool call runs with nobody asked.\n{: .dm-fact }" in probe
+    assert ('<span class="dm-probe dm-probe--holds">Holds at demo 1.0.0</span> The script runs demo\'s own code at '
+            "1.0.0, installed from npm, and prints one JSON object; the claim holds when the result has "
+            "<code>asked: false, ran: true</code>. It took 1.5 s in this build. Took the slow path.\n") in probe
+    assert "```sh\npython -m generator probe D1\n```" in probe
+    assert "<summary>The script, <code>D1.mjs</code></summary>\n\n```js\nconst ran = true;\n" \
+           "console.log(JSON.stringify({asked: false, ran}));\n```" in probe
+    assert '<summary>Its result at demo 1.0.0</summary>\n\n```json\n{\n  "asked": false,\n  "ran": true\n}\n```' in probe
+    assert "The module it imports" not in probe and "printed or sent" not in probe
+
+
+@pytest.mark.parametrize("status, shown", [("fails", "Does not hold"), ("error", "Could not run"),
+                                           (None, "Could not run")])
+def test_a_probe_that_did_not_hold_says_so(demo, status, shown) -> None:
+    result = ProbeResult(with_probe(demo), status=status, seconds=None, version="1.1.0")
+    if status is None:
+        del result.status
+    probe = probe_section(demo.render(probes={"D1": result}).pages["demo/D1.md"])
+    assert f'">{shown} at demo 1.1.0</span>' in probe
+    assert "It took" not in probe
+
+
+def test_what_pi_printed_is_shown_cut_to_600_characters(demo) -> None:
+    script = with_probe(demo)
+    long = "x" * 601
+    result = ProbeResult(script, result={"asked": False, "observed": {"reply_stdout": long, "code": 0, "empty": " ",
+                                                                        "stderr": "warning"}})
+    probe = probe_section(demo.render(probes={"D1": result}).pages["demo/D1.md"])
+    assert "**What demo printed or sent** in this run, an excerpt:" in probe
+    observed = section(probe, '<div class="dm-observed"', "</div>")
+    assert re.findall(r'<p class="dm-observed__label">(.*?)</p>', observed) == ["reply stdout", "stderr"]
+    assert f"```text\n{'x' * 600} …\n```" in observed and "```text\nwarning\n```" in observed
+    # the result shown is the rest of it
+    assert '```json\n{\n  "asked": false\n}\n```' in probe
+
+
+def test_without_an_observed_object_the_text_values_of_the_result_are_shown(demo) -> None:
+    script = with_probe(demo)
+    exact = "y" * 600
+    result = ProbeResult(script, result={"asked": False, "cut_reply": exact, "n": 3})
+    probe = probe_section(demo.render(probes={"D1": result}).pages["demo/D1.md"])
+    assert re.findall(r'<p class="dm-observed__label">(.*?)</p>', probe) == ["cut reply"]
+    assert f"```text\n{exact}\n```" in probe
+    assert '"cut_reply": "' in probe  # the result keeps it too
+    for outcome in (None, ["a list"]):
+        probe = probe_section(demo.render(probes={"D1": ProbeResult(script, result=outcome)}).pages["demo/D1.md"])
+        assert "printed or sent" not in probe
+        assert ('```json\n[\n  "a list"\n]\n```' in probe) if outcome else ("<summary>Its result at demo 1.0.0</summary>"
+                                                                           "\n\n```json\n\n```" in probe)
+
+
+def test_a_probe_shows_the_modules_it_imports_and_survives_a_missing_script(demo) -> None:
+    script = with_probe(demo)
+    (script.parent / "_session.mjs").write_text("export const ran = true;\n\n")
+    script.write_text('import { ran } from "./_session.mjs";\nconsole.log(JSON.stringify({asked: false, ran}));\n')
+    probe = probe_section(demo.render(probes={"D1": ProbeResult(script)}).pages["demo/D1.md"])
+    assert ('<summary>The module it imports, <code>&#95;session.mjs</code></summary>\n\n```js\nexport const ran = true;'
+            "\n```") in probe
+    # the script the result names is the one shown; one that cannot be read shows empty
+    other = demo.decisions.parent / "other.mjs"
+    other.write_text("console.log(1);\n")
+    probe = probe_section(demo.render(probes={"D1": ProbeResult(other)}).pages["demo/D1.md"])
+    assert "<summary>The script, <code>other.mjs</code></summary>\n\n```js\nconsole.log(1);\n```" in probe
+    probe = probe_section(demo.render(probes={"D1": ProbeResult(script.parent / "gone.mjs")}).pages["demo/D1.md"])
+    assert "<summary>The script, <code>gone.mjs</code></summary>\n\n```js\n\n```" in probe
+    assert "The module it imports" not in probe
+    # a result without a script of its own: the entry's
+    result = ProbeResult(script)
+    result.script = None
+    probe = probe_section(demo.render(probes={"D1": result}).pages["demo/D1.md"])
+    assert "<summary>The script, <code>D1.mjs</code></summary>" in probe
+
+
+def test_the_probe_s_expectation_is_shown_as_json(demo) -> None:
+    script = with_probe(demo)
+    replace_in(demo.folder / "D1.yaml", "expect: {asked: false, ran: true}", 'expect: {said: "no", n: 2, gone: null}')
+    probe = probe_section(demo.render(probes={"D1": ProbeResult(script)}).pages["demo/D1.md"])
+    assert 'the claim holds when the result has <code>said: "no", n: 2, gone: null</code>.' in probe
