@@ -756,3 +756,103 @@ def test_the_probe_s_expectation_is_shown_as_json(demo) -> None:
     replace_in(demo.folder / "D1.yaml", "expect: {asked: false, ran: true}", 'expect: {said: "no", n: 2, gone: null}')
     probe = probe_section(demo.render(probes={"D1": ProbeResult(script)}).pages["demo/D1.md"])
     assert 'the claim holds when the result has <code>said: "no", n: 2, gone: null</code>.' in probe
+
+
+# --- what an entry's page says of its review, its problem, its holders -----------------------------------
+
+
+def older_edition(demo: Inputs) -> None:
+    """An earlier move, 0.7.0 → 0.8.0, in which D1 and D2 held (no 0.7.0 source is needed)."""
+    (demo.folder / "editions" / "0.7.0-to-0.8.0.yaml").write_text(
+        'from: "0.7.0"\nto: "0.8.0"\ndate: 2026-10-01\ncitations:\n'
+        '  - {id: D2, file: src/session.ts, old: "5", new: "5", checked_at: "0.7.0", status: ok, claim: 9a1b64d9f957}\n'
+        '  - {id: D1, file: src/session.ts, old: "7-12", new: "7-12", checked_at: "0.7.0", status: ok,'
+        ' claim: 5a1bd959adf6}\n')
+
+
+def review_line(page: str) -> str:
+    return section(page, "**Second reading:**", "\n{: .dm-reviewed }")
+
+
+def reviewed(demo: Inputs, entry: str, version: str, date: str = "2026-11-01", extra: str = "") -> None:
+    path = demo.folder / f"{entry}.yaml"
+    text = re.sub(r"reviewed:\n(  .*\n)+", "", path.read_text())
+    path.write_text(text + f'reviewed:\n  version: "{version}"\n  date: {date}\n{extra}')
+
+
+@pytest.mark.parametrize("entry, version, said", [
+    ("D1", "1.0.0", ""),
+    ("D2", "0.8.0", " When the map moved to 1.0.0, this entry's cited code stayed the same, at the same lines, so that "
+                    "reading still applies to the code shown here."),
+    ("D1", "0.8.0", " When the map moved to 1.0.0, this entry's cited code only moved to other lines (the same code), "
+                    "so that reading still applies to the code shown here."),
+    ("D1", "0.7.0", " When the map moved to 1.0.0, this entry's cited code only moved to other lines (the same code), "
+                    "so that reading still applies to the code shown here."),
+    ("P1", "0.8.0", " When the map moved to 1.0.0, some of this entry's cited code changed; it was re-read against "
+                    "1.0.0 and the text kept, but that re-reading has not had a second reader yet."),
+    ("G1", "0.8.0", " When the map moved to 1.0.0, this entry's text was re-written for 1.0.0; the new text has not "
+                    "had a second reader yet."),
+    ("D1", "0.9.0", " The code shown here is from 1.0.0."),
+    ("D1", "0.10.0", " The code shown here is from 1.0.0."),  # 0.10.0 comes after 0.8.0
+])
+def test_the_review_line_says_what_happened_to_the_code_since_it_was_read(demo, entry, version, said) -> None:
+    older_edition(demo)
+    reviewed(demo, entry, version)
+    page = demo.render().pages[f"demo/{entry}.md"]
+    assert review_line(page) == f"**Second reading:** against the code of demo {version}, on 2026-11-01.{said}"
+
+
+def test_the_review_line_says_who_read_what_and_the_census_counts_them(demo) -> None:
+    reviewed(demo, "G1", "1.0.0", "2026-11-05", "  by: a *careful* reader\n  checked: every claim\n")
+    reviewed(demo, "P1", "0.8.0", "2026-10-30")
+    site = demo.render()
+    assert review_line(site.pages["demo/G1.md"]) == ("**Second reading:** against the code of demo 1.0.0, on "
+                                                     "2026-11-05, by a <em>careful</em> reader. What was checked: every "
+                                                     "claim.")
+    census = site.pages["demo/census.md"]
+    assert "| Entries checked by a second reader | 3 of 4, 2 of them against 1.0.0, the latest on 2026-11-05 |" \
+        in census
+    assert "| Last check | 2026-11-05 |" in census
+    assert "No second reader has signed this entry yet." in site.pages["demo/D2.md"]
+
+
+def test_the_last_check_is_the_newest_date_the_map_records(demo) -> None:
+    for path in demo.folder.glob("*.yaml"):
+        path.write_text(re.sub(r"\n *checked: 20\S+", "", re.sub(r"reviewed:\n(  .*\n)+", "", path.read_text())))
+    replace_in(demo.folder / "P1.yaml", "upstream:\n", "upstream:\n  checked: 2026-10-01\n")
+    census = demo.render().pages["demo/census.md"]
+    assert "| Last check | 2026-10-01 |" in census
+    assert "| Entries checked by a second reader | 0 of 4 |" in census
+    replace_in(demo.folder / "D2.yaml", "    status: closed as fixed\n", "    status: closed as fixed\n"
+               "    checked: 2026-10-15\n")
+    assert "| Last check | 2026-10-15 |" in demo.render().pages["demo/census.md"]
+    replace_in(demo.folder / "map.yaml", "summary:", "checked: 2026-12-01\nsummary:")
+    assert "| Last check | 2026-12-01 |" in demo.render().pages["demo/census.md"]
+
+
+def test_a_problem_fixed_at_or_before_the_pin_is_fixed_and_one_fixed_later_is_open(demo) -> None:
+    for fixed_in, fixed in (("1.0.0", True), ("0.10.0", True), ("1.0.1", False), ("1.10", False)):
+        path = demo.folder / "P1.yaml"
+        path.write_text(re.sub(r"  fixed_in: .*\n", "", path.read_text()).replace(
+            "  status: open, no fix proposed\n", "  status: open, no fix proposed\n").replace(
+            "upstream:\n", f'upstream:\n  fixed_in: "{fixed_in}"\n'))
+        site = demo.render()
+        badge = (f'<span class="dm-status dm-status--fixed">Fixed in demo {fixed_in}</span>' if fixed else
+                 f'<span class="dm-status dm-status--open">Open at demo 1.0.0; fixed upstream in {fixed_in}</span>')
+        assert badge in site.pages["demo/P1.md"], fixed_in
+        assert ("| Problems | 1: 0 open at 1.0.0, 1 fixed in an earlier release |" in site.pages["demo/census.md"]) \
+            == fixed, fixed_in
+        assert ("| Problems | 1 |" in site.pages["demo/census.md"]) != fixed
+        assert ('title: "P1 · The description' in site.pages["demo/P1.md"])
+        description = site.pages["demo/P1.md"].split("\n")[2]
+        assert description.startswith(f'description: "P1: The description of a session ends in raw &lt;/details&gt; '
+                                      f'markup {"Fixed in demo " + fixed_in if fixed else "Open at demo 1.0.0"}. ')
+
+
+def test_only_a_problem_s_own_record_makes_it_fixed(demo) -> None:
+    # a decision's record of a fix is not a problem's
+    replace_in(demo.folder / "D2.yaml", "failures:", 'upstream:\n  issue: 3\n  status: fixed\n  checked: 2026-11-02\n'
+               '  fixed_in: "0.9.0"\nfailures:')
+    site = demo.render()
+    assert "Fixed in" not in site.pages["demo/D2.md"]
+    assert "| Problems | 1 |" in site.pages["demo/census.md"]
