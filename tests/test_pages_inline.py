@@ -856,3 +856,80 @@ def test_only_a_problem_s_own_record_makes_it_fixed(demo) -> None:
     site = demo.render()
     assert "Fixed in" not in site.pages["demo/D2.md"]
     assert "| Problems | 1 |" in site.pages["demo/census.md"]
+
+
+def override(demo: Inputs, entry: str, by: str, when: str, can: str | None = None) -> None:
+    """Add an override to an entry (before its top-level `cites`)."""
+    path = demo.folder / f"{entry}.yaml"
+    text = path.read_text()
+    item = f"  - by: {by}\n" + (f"    can: {can}\n" if can else "") + f"    when: {when}\n    cites: {SOME_LINE}\n"
+    if "\noverrides:\n" in text:
+        text = text.replace("\noverrides:\n", "\noverrides:\n" + item, 1)
+    else:
+        text = text.replace("\ncites:\n", "\noverrides:\n" + item + "cites:\n", 1)
+    path.write_text(text)
+
+
+def test_who_can_overrule_is_counted_once_per_decision_and_once_per_holder(demo) -> None:
+    override(demo, "D1", "person", "at a prompt", "stop the call")
+    override(demo, "D1", "model", "when it asks")
+    override(demo, "D1", "person", "in a setting", "stop the call")
+    override(demo, "G1", "code", "when a hook says so")
+    site = demo.render()
+    census = site.pages["demo/census.md"]
+    assert ("| Can overrule the default holder | Decisions | Share |\n|---|--:|--:|\n| Plain code | 1 | 33% |\n"
+            "| AI model | 1 | 33% |\n| Person | 1 | 33% |\n| Any of them (another holder, or other code) | 2 | 67% |") \
+        in census
+    assert "because 1 decision (D1) can be overruled by two holders and is counted in both rows" in census
+    index = site.pages["demo/map.md"]
+    assert 'data-dm-overrule aria-pressed="false">Can be overruled <span class="dm-chip__count">2</span>' in index
+    rows = {m.group(1): m.group(0) for m in re.finditer(r'<div class="dm-row" id="\w+" data-id="(\w+)"[^\n]*', index)}
+    assert "data-overrule=" in rows["D1"] and "data-overrule=" in rows["G1"] and "data-overrule=" not in rows["D2"]
+    d1 = site.pages["demo/D1.md"]
+    # one badge per holder, saying what it can do (the person's two overrides name the same action)
+    assert ('<span class="dm-badge dm-badge--person dm-badge--overrule">Person can stop the call</span> '
+            '<span class="dm-badge dm-badge--model dm-badge--overrule">AI model can overrule</span>') in d1
+    assert "**Who can overrule it:** <span class=\"dm-badge dm-badge--code\">Plain code</span> decides by default" in d1
+    assert ("- <span class=\"dm-badge dm-badge--person\">Person</span> **can stop the call:** at a prompt "
+            "[session.ts:5](#code-") in d1
+    assert "- <span class=\"dm-badge dm-badge--model\">AI model</span> **can overrule it:** when it asks " in d1
+    # code that overrules the model is plain code; code that overrules code is other code
+    assert '<span class="dm-badge dm-badge--code dm-badge--overrule">Plain code can overrule</span>' in \
+        site.pages["demo/G1.md"]
+
+
+def test_code_that_overrules_code_is_other_code(demo) -> None:
+    override(demo, "D1", "code", "an extension's handler", "replace the check")
+    assert '<span class="dm-badge dm-badge--code dm-badge--overrule">Other code can replace the check</span>' in \
+        demo.render().pages["demo/D1.md"]
+
+
+def test_with_no_overrides_the_census_has_no_overrule_table(demo) -> None:
+    census = demo.render().pages["demo/census.md"]
+    assert "Can overrule the default holder" not in census and "Can be overruled" not in census
+
+
+@pytest.mark.parametrize("ids, gaps", [
+    (["D1", "D2", "G1"], "there is no group E or F"),
+    (["D1", "D3", "D4", "D9", "G1"], "there is no group E or F; D1 is followed by D3; D4 is followed by D9"),
+    (["D2", "G1", "G3"], "there is no group E or F; D starts at D2; G1 is followed by G3"),
+    (["D1", "E1", "F1", "G1"], None),
+    (["E1", "F1", "G2"], "G starts at G2"),
+])
+def test_the_full_map_explains_the_gaps_in_its_ids(demo, ids, gaps) -> None:
+    replace_in(demo.folder / "map.yaml", "  - id: G\n", "  - id: E\n    title: Early\n  - id: F\n    title: Far\n"
+               "  - id: G\n")
+    for path in demo.folder.glob("[DG]*.yaml"):
+        path.unlink()
+    (demo.folder / "extensions" / "demo-ext.yaml").unlink()
+    (demo.pages / "extensions" / "demo-ext.md").unlink()
+    shutil.rmtree(demo.folder / "editions")
+    replace_in(demo.folder / "map.yaml", "    ids: [D1, D2]\n", f"    ids: [{ids[0]}]\n")
+    replace_in(demo.folder / "map.yaml", "    ids: [G1]\n", f"    ids: [{ids[-1]}]\n")
+    for entry_id in ids:
+        add_decision(demo, entry_id, f"Who decides {entry_id}?")
+    page = demo.render().pages["demo/map.md"]
+    if gaps is None:
+        assert "The IDs have gaps" not in page
+    else:
+        assert f"The IDs have gaps ({gaps}) because an ID is kept as it was first given" in page
