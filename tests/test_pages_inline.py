@@ -933,3 +933,212 @@ def test_the_full_map_explains_the_gaps_in_its_ids(demo, ids, gaps) -> None:
         assert "The IDs have gaps" not in page
     else:
         assert f"The IDs have gaps ({gaps}) because an ID is kept as it was first given" in page
+
+
+# --- the map's structure: groups, sections, neighbours, titles -----------------------------------------------
+
+
+def test_a_group_map_yaml_does_not_name_comes_after_the_named_ones(demo) -> None:
+    add_decision(demo, "B1", "Who picks the branch?", "model")
+    add_decision(demo, "A2", "Who picks the model?")
+    site = demo.render()
+    index = site.pages["demo/map.md"]
+    headings = re.findall(r'^## <span class="dm-id">(\w+)</span> (.*?) \{ #(group-\w+) \}$', index, re.MULTILINE)
+    assert headings == [("D", "Permission", "group-d"), ("G", "Ending a run", "group-g"), ("A", "Group A", "group-a"),
+                        ("B", "Group B", "group-b")]
+    assert "What runs without asking you." in index and index.count('<div class="dm-rows"') == 4
+    # pages in the map's order: each entry's page leads to the next, problems last
+    assert "[<span class=\"dm-id\">A2</span> Who picks the model? →](A2.md)" in site.pages["demo/G1.md"]
+    assert "[<span class=\"dm-id\">P1</span> The description" in site.pages["demo/B1.md"]
+    a2 = site.pages["demo/A2.md"]
+    assert "[The full map](map.md) › [A · Group A](map.md#group-a)" in a2
+    assert "[← <span class=\"dm-id\">G1</span>" in a2 and "[<span class=\"dm-id\">B1</span> Who picks the branch? →]" in a2
+    d1, p1 = site.pages["demo/D1.md"], site.pages["demo/P1.md"]
+    assert "{ .dm-neighbours__before }" not in d1 and "{ .dm-neighbours__after }" in d1
+    assert "{ .dm-neighbours__before }" in p1 and "{ .dm-neighbours__after }" not in p1
+    assert "[Problems in the code](problems.md)" in p1 and "[The full map](map.md)" not in p1
+    census = site.pages["demo/census.md"]
+    assert "| Decisions | 5 in 4 groups |" in census
+    assert "| [A · Group A](map.md#group-a) | 1 | 1 | 0 | 0 |" in census
+    assert "| [B · Group B](map.md#group-b) | 1 | 0 | 1 | 0 |" in census
+    assert "| AI model | 2 | 40% |" in census
+
+
+def test_an_entry_alone_has_no_neighbours(demo) -> None:
+    for path in demo.folder.glob("[DGP]*.yaml"):
+        if path.stem != "D1":
+            path.unlink()
+    shutil.rmtree(demo.folder / "extensions")
+    (demo.pages / "extensions" / "demo-ext.md").unlink()
+    shutil.rmtree(demo.folder / "editions")
+    replace_in(demo.folder / "map.yaml", "    ids: [D1, D2]\n", "    ids: [D1]\n")
+    replace_in(demo.folder / "map.yaml", "    ids: [G1]\n", "    ids: [D1]\n")
+    site = demo.render()
+    assert "dm-neighbours" not in site.pages["demo/D1.md"]
+    assert "demo/problems.md" not in site.pages and "demo/editions/index.md" not in site.pages
+    assert "extensions/index.md" not in site.pages
+
+
+def test_a_section_shows_its_entries_in_its_own_order(demo) -> None:
+    replace_in(demo.folder / "map.yaml", "    ids: [D1, D2]\n", "    ids: [D2, D1]\n")
+    summary = demo.render().pages["demo/index.md"]
+    part = section(summary, "## What it does without asking you", "## How it decides it is done")
+    assert part.index('data-id="D2"') < part.index('data-id="D1"')
+
+
+@pytest.mark.parametrize("title, shown", [("How demo decides", "how demo decides"), ("API of demo", "API of demo"),
+                                          ("X", "X"), ("decisions of demo", "decisions of demo")])
+def test_the_map_s_title_inside_a_sentence_starts_lower_case(demo, title, shown) -> None:
+    replace_in(demo.folder / "map.yaml", "title: How demo decides", f"title: {title}")
+    page = demo.render().pages["demo/editions/index.md"]
+    assert page.startswith(f"# What changed in {shown}: every edition\n")
+
+
+def test_an_entry_s_page_links_its_map_s_issues(demo) -> None:
+    replace_in(demo.folder / "map.yaml", "repo: https://github.com/example/demo", "repo: https://github.com/example/demo/")
+    site = demo.render()
+    assert "[#12](https://github.com/example/demo/issues/12) Approval asked twice" in site.pages["demo/D2.md"]
+    assert "**Upstream:** [#34](https://github.com/example/demo/issues/34) · open, no fix proposed · checked 2026-11-03" \
+        in site.pages["demo/P1.md"]
+
+
+def test_a_longer_id_weighs_a_little_less_in_search(demo) -> None:
+    add_decision(demo, "D10", "Who decides ten?")
+    add_decision(demo, "D100", "Who decides a hundred?")
+    site = demo.render()
+    assert "search:\n  boost: 1.0250\n" in site.pages["demo/D1.md"]
+    assert "search:\n  boost: 1.0167\n" in site.pages["demo/D10.md"]
+    assert "search:\n  boost: 1.0125\n" in site.pages["demo/D100.md"]
+
+
+def test_a_long_answer_is_cut_in_short_views_and_in_the_description(demo) -> None:
+    sentence = "Abcdefghij abcdefghij abcdefghij abcdefghij abcdefghij. "  # 56 characters, five words
+    replace_in(demo.folder / "D2.yaml", 'answer: "You do, each time | a pipe, a {curly} brace and a # hash stay text."',
+               f"answer: {sentence * 12}")
+    site = demo.render()
+    description = site.pages["demo/D2.md"].split("\n")[2]
+    said = description.removeprefix('description: "D2: Who approves a tool that is marked risky? Decided by a person '
+                                    'in demo 1.0.0. ').removesuffix('"')
+    assert said == sentence.strip()  # whole sentences, 40 characters at least
+    row = section(site.pages["demo/map.md"], 'data-id="D2"', "{: .dm-row__answer }")
+    assert (sentence * 9)[:480] + " …\n" in row  # cut at a word, 480 characters at most
+
+
+def test_the_home_page_counts_each_map(demo) -> None:
+    replace_in(demo.folder / "P1.yaml", "status: open, no fix proposed", 'status: fixed\n  fixed_in: "0.9.0"')
+    home = demo.render().pages["index.md"]
+    assert ('<span class="dm-pin">demo 1.0.0</span> · 3 decisions · 0 open problems (and 1 fixed) · 9 citations · '
+            "1 extension\n{: .dm-pinline }") in home
+    assert 'aria-label="Who decides: Plain code 1, AI model 1, Person 1"' in home
+    assert "<a class=\"dm-id\" href=\"demo/P1.md\">P1</a> was fixed in 0.9.0." in home
+    assert "**Extensions that change its decisions:** [demo-ext](extensions/demo-ext.md)" in home
+
+
+# --- what an extension changes -----------------------------------------------------------------------------
+
+
+def about_line(page: str) -> str:
+    return section(page, "**This page describes**", "\n{: .dm-fact .dm-overlay-about }")
+
+
+def test_an_extension_s_page_names_what_it_changes_adds_overrides_and_bears_on(demo) -> None:
+    overlay = demo.folder / "extensions" / "demo-ext.yaml"
+    replace_in(overlay, "    related: [G1, D1]\n", "    related: [G1, D1]\n    overridden: [D2]\n")
+    site = demo.render()
+    page = site.pages["extensions/demo-ext.md"]
+    assert about_line(page) == (
+        "**This page describes** demo-ext 0.1.0, package name <code>demo-ext</code>. It changes [G1](#g1), and adds "
+        "1 decision of its own, which overrides [D2](../demo/D2.md): demo's own answer there no longer holds. Its "
+        "changes also bear on [D1](../demo/D1.md). Marked <span class=\"dm-badge dm-badge--overrule dm-badge--added\">"
+        "<span aria-hidden=\"true\">+ </span>added</span>: who can overrule a decision once demo-ext is installed.")
+    assert "| [Added](#added-1): How many times may the run be extended?; overrides [D2](../demo/D2.md) |" in page
+    # D2's page: the extension overrides it (a change of its own); D1's: it adds a decision next to it
+    d2 = site.pages["demo/D2.md"]
+    assert ("**demo-ext overrides it:** installed, it adds a decision that takes this one's place, [How many times "
+            "may the run be extended?](../extensions/demo-ext.md#added-1)") in d2
+    assert "**With [demo-ext](../extensions/demo-ext.md#added-1)** <span class=\"dm-badge dm-badge--code\">" in d2
+    assert "Extensions add a decision next to it" not in d2
+    d1 = site.pages["demo/D1.md"]
+    assert "**Extensions add a decision next to it:** [How many times may the run be extended?](" \
+           "../extensions/demo-ext.md#added-1) (demo-ext)" in d1
+    assert "dm-sides" not in d1 and "overrides it:**" not in d1
+    index = site.pages["extensions/index.md"]
+    assert '[D1](../demo/D1.md)</span> · <span class="dm-ext-index__group" title="Permission">[D2](../demo/D2.md)' \
+        in index or "[D2](../demo/D2.md)" in index
+    assert "| [demo-ext](../extensions/demo-ext.md#added-1) | Added: How many times may the run be extended? | " \
+           "Nobody | Plain code |" in site.pages["demo/census.md"]
+
+
+def test_two_changes_of_one_decision_get_two_anchors(demo) -> None:
+    overlay = demo.folder / "extensions" / "demo-ext.yaml"
+    text = overlay.read_text()
+    first = text[text.index("  - decision: G1"):text.index("  - question:")]
+    overlay.write_text(text + first.replace("The extension asks you whenever", "Again, it asks whenever")
+                       + text[text.index("  - question:"):].replace("How many times", "How long"))
+    site = demo.render()
+    page = site.pages["extensions/demo-ext.md"]
+    assert re.findall(r"\{ #([\w-]+)(?: data-toc-label=\"[^\"]*\")? \}\n", page) == ["g1", "added-1", "g1-2", "added-2"]
+    assert "| [G1](#g1-2) Is the work finished" in page and "| [Added](#added-2): How long may" in page
+    g1 = site.pages["demo/G1.md"]
+    assert "**With [demo-ext](../extensions/demo-ext.md#g1)**" in g1 and "**With [demo-ext](../extensions/demo-ext.md#g1-2)**" in g1
+    assert "[How long may the run be extended?](../extensions/demo-ext.md#added-2) (demo-ext)" in \
+        site.pages["demo/D1.md"]
+
+
+def test_the_side_without_the_extension_says_what_the_decision_s_own_holders_can_do(demo) -> None:
+    override(demo, "G1", "person", "The person can stop the run at any turn.", "stop the run")
+    override(demo, "G1", "code", "A hook ends it.")
+    overlay = demo.folder / "extensions" / "demo-ext.yaml"
+    replace_in(overlay, "      decided_by: model\n      answer: A reply",
+               "      decided_by: model\n      overrides:\n        - by: person\n          when: You can stop it.\n"
+               "        - by: code\n          when: A hook ends it.\n"
+               "      answer: A reply")
+    replace_in(overlay, "      decided_by: person\n      answer: You decide",
+               "      decided_by: person\n      overrides:\n        - by: person\n          when: You can stop it.\n"
+               "        - by: person\n          when: You can also pause it.\n"
+               "      answer: You decide")
+    page = demo.render().pages["extensions/demo-ext.md"]
+    without = section(page, "**Without demo-ext**", "**With demo-ext**")
+    with_ = section(page, "**With demo-ext**", "</div>\n\n</div>")
+    stop = '<span class="dm-badge dm-badge--person dm-badge--overrule">Person can stop the run</span>'
+    assert stop in without
+    assert '<span class="dm-badge dm-badge--code dm-badge--overrule">Plain code can overrule</span>' in without
+    # on the side with it, the lever it keeps reads the same; the one it adds says only that it can overrule
+    assert stop in with_
+    assert ('<span class="dm-badge dm-badge--person dm-badge--overrule dm-badge--added"><span aria-hidden="true">+ '
+            '</span>Person can overrule<span class="dm-visually-hidden"> (added)</span></span>') in with_
+    assert "**can stop the run:** You can stop it." in with_ and "**can overrule it:** You can also pause it." in with_
+
+
+def test_the_shared_levers_entry_is_linked_from_every_decision_but_itself(demo) -> None:
+    replace_in(demo.folder / "map.yaml", "summary:", "shared_levers: G1\nsummary:")
+    site = demo.render()
+    line = ("a loaded extension can reshape any run through the events and calls that [G1 · Is the work finished, so "
+            "the run may stop?](G1.md#g1) lists.")
+    assert f"**Any extension, too:** the levers above are the ones particular to this decision; besides them, {line}" \
+        in site.pages["demo/D1.md"]  # D1 has levers of its own
+    assert f"**Any extension, too:** {line}" in site.pages["demo/D2.md"]
+    assert "Any extension, too" not in site.pages["demo/G1.md"] and "Any extension, too" not in site.pages["demo/P1.md"]
+    # the extension changes G1 itself: G1 is still among what it changes
+    assert "[G1](../demo/G1.md)" in site.pages["extensions/index.md"]
+
+
+def test_an_extension_that_only_bears_on_the_shared_levers_entry_does_not_list_it(demo) -> None:
+    replace_in(demo.folder / "map.yaml", "summary:", "shared_levers: D1\nsummary:")
+    site = demo.render()
+    row = section(site.pages["extensions/index.md"], "[demo-ext](demo-ext.md)", "</tr>")
+    assert "[G1](../demo/G1.md)" in row and "D1" not in row
+
+
+def test_an_npm_extension_changes_some_decisions_through_its_levers_only(npm_demo) -> None:
+    replace_in(npm_demo.folder / "extensions" / "demo-npm.yaml", "    decisions: [D1]\n", "    decisions: [D1, D2, G1]\n")
+    replace_in(npm_demo.folder / "extensions" / "demo-npm.yaml", "  - decision: D1\n", "  - decision: D1\n"
+               "    related: [G1]\n")
+    site = npm_demo.render()  # a change of a decision that names related ones: once, an error rendering them
+    page = site.pages["extensions/demo-npm.md"]
+    assert "[D1: the decision in full, with its code](../demo/D1.md) · [G1](../demo/G1.md)" in page
+    assert "(demo-npm)" not in site.pages["demo/G1.md"]
+    assert about_line(page).startswith("**This page describes** demo-npm 1.2.0, package name <code>demo-npm</code>. It "
+                                       "changes [D1](#d1) and, through its levers, [D2](../demo/D2.md). Its changes also "
+                                       "bear on [G1](../demo/G1.md).")
+    assert "**Changes:** [D1](../demo/D1.md) · [D2](../demo/D2.md) · [G1](../demo/G1.md)" in page
