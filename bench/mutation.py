@@ -56,7 +56,8 @@ CORE = {
 # Beyond the core: the modules that guard the user's machine (the fetched tarball, the cache, the
 # folders written) and the reader's page (a failed build keeps the old site, leaked markup fails
 # it). Not yet here: site/plugin.py (its tests build whole sites, a minute or more for each mutant),
-# and the probes' runs in the sandbox (their tests install pi from the registry).
+# the rest of site/pages/ (the loop's drawing, the editions' and the extensions' views, the Jinja
+# environment), and the probes' runs in the sandbox (their tests install pi from the registry).
 GUARDS = {
     # fetch: what keeps a hostile or broken download off the machine and the cache whole (the
     # tarball's integrity, the source maps' paths, the locked atomic publish, the digests), and how
@@ -83,6 +84,9 @@ GUARDS = {
     # the pages of a map from its loaded YAML: every page, hand-written extension pages, several maps,
     # the navigation (tests/test_pages_inline.py renders in the test's process, no git, no MkDocs)
     "generator/site/render.py": ["*"],
+    # what the pages of a map say that is derived, not written: counts, fixed problems, reviews, probes,
+    # who can overrule, the links between entries and extensions (the same in-process tests)
+    "generator/site/pages/views.py": ["*"],
 }
 MODULES = {**CORE, **GUARDS}
 # The tests that check each module: what a mutant of it must fail. Every one works on fixture
@@ -168,6 +172,7 @@ TESTS = {
     # the renderer in process, its sources read from folders: a render takes hundredths of a second
     # (test_render.py builds each fixture from a git repository, seconds for each test)
     "generator/site/render.py": ["tests/test_pages_inline.py"],
+    "generator/site/pages/views.py": ["tests/test_pages_inline.py"],
 }
 COPIED = ["generator", "tests", "bench", "pyproject.toml", "decisions", "schema", "site_src", "mkdocs.yml", ".github", ".ci",
           ".pre-commit-config.yaml", "Makefile", "README.md", "CONTRIBUTING.md", "requirements.lock"]
