@@ -1142,3 +1142,44 @@ def test_an_npm_extension_changes_some_decisions_through_its_levers_only(npm_dem
                                        "changes [D1](#d1) and, through its levers, [D2](../demo/D2.md). Its changes also "
                                        "bear on [G1](../demo/G1.md).")
     assert "**Changes:** [D1](../demo/D1.md) · [D2](../demo/D2.md) · [G1](../demo/G1.md)" in page
+
+
+# --- the census ------------------------------------------------------------------------------------------
+
+
+def test_the_census_lists_the_15_most_cited_files_most_cited_first(demo, tmp_path) -> None:
+    folder = tmp_path / "upstream-many"
+    shutil.copytree(SOURCES["1.0.0"], folder)
+    for n in range(1, 18):
+        (folder / "src" / f"f{n:02}.ts").write_text("const a = 1;\nconst b = 2;\n")
+    demo.sources["1.0.0"] = folder
+    for n in range(1, 18):
+        cite(demo.folder / "D2.yaml", "1", f"src/f{n:02}.ts")
+    cite(demo.folder / "D2.yaml", "2", "src/f17.ts")  # twice in one entry
+    cite(demo.folder / "G1.yaml", "1", "src/f09.ts")
+    cite(demo.folder / "G1.yaml", "1", "src/f09.ts")  # the same range twice counts once
+    census = demo.render().pages["demo/census.md"]
+    rows = re.findall(r"^\| <code>(\S+)</code> \| (\d+) \| (\d+) \|$", census, re.MULTILINE)
+    assert rows == [("src/session.ts", "8", "4"), ("src/f09.ts", "2", "2"), ("src/f17.ts", "2", "1"),
+                    ("src/f01.ts", "1", "1"), ("src/f02.ts", "1", "1"), ("src/f03.ts", "1", "1"),
+                    ("src/f04.ts", "1", "1"), ("src/f05.ts", "1", "1"), ("src/f06.ts", "1", "1"),
+                    ("src/f07.ts", "1", "1"), ("src/f08.ts", "1", "1"), ("src/f10.ts", "1", "1"),
+                    ("src/f11.ts", "1", "1"), ("src/f12.ts", "1", "1"), ("src/f13.ts", "1", "1")]
+    assert "And 4 more files, each cited less often." in census
+    assert "| Files cited | 19 |" in census
+    assert "| Citations | 28, every one at the same code at 1.0.0" in census
+
+
+def test_a_map_whose_code_comes_from_npm_names_its_packages(demo) -> None:
+    replace_in(demo.folder / "map.yaml", "source:\n  git:\n    url: file:///UPSTREAM\n    ref: \"v{version}\"\n",
+               "source:\n  npm:\n    - package: \"@demo/core\"\n      path: packages/core\n"
+               "    - package: demo-tools\n      path: packages/tools\n")
+    for path in demo.folder.glob("*.yaml"):
+        path.write_text(path.read_text().replace("file: src/", "file: packages/core/src/"))
+    shutil.rmtree(demo.folder / "editions")
+    folder = demo.decisions.parent / "npm-tree"
+    shutil.copytree(SOURCES["1.0.0"] / "src", folder / "packages" / "core" / "src")
+    demo.sources["1.0.0"] = folder
+    census = demo.render().pages["demo/census.md"]
+    assert "| Source | <code>@demo/core@1.0.0</code> in <code>packages/core</code><br><code>demo-tools@1.0.0</code> in " \
+           "<code>packages/tools</code> |" in census
