@@ -1183,3 +1183,11 @@ def test_a_map_whose_code_comes_from_npm_names_its_packages(demo) -> None:
     census = demo.render().pages["demo/census.md"]
     assert "| Source | <code>@demo/core@1.0.0</code> in <code>packages/core</code><br><code>demo-tools@1.0.0</code> in " \
            "<code>packages/tools</code> |" in census
+
+
+def test_a_stage_is_named_by_its_group_s_title_up_to_its_first_pause(demo) -> None:
+    replace_in(demo.folder / "map.yaml", "title: Permission", "title: \"*Permission*: what runs\"")
+    replace_in(demo.folder / "map.yaml", "title: Ending a run", 'title: ": the end"')
+    figure = section(demo.render().pages["demo/index.md"], "<figure", "</figure>")
+    assert 'aria-label="Stage 1 of 2: Permission, 2 decisions"' in figure
+    assert 'aria-label="Stage 2 of 2: G, 1 decision"' in figure  # no words before the colon: the group's letter
