@@ -132,6 +132,11 @@ def test_the_pages_are_in_path_order(demo) -> None:
     pages = render_pages(demo_map, trees_from(demo.sources)(demo_map), demo.pages)
     assert list(pages) == sorted(pages)
     assert pages == {p: t for p, t in site.pages.items() if p not in ("index.md", "extensions/index.md")}
+    # with the probes' results, by entry ID
+    script = with_probe(demo)
+    [demo_map] = load_maps(demo.decisions)
+    pages = render_pages(demo_map, trees_from(demo.sources)(demo_map), demo.pages, probes={"D1": ProbeResult(script)})
+    assert "## Demonstrated by running demo 1.0.0" in pages["demo/D1.md"]
 
 
 # --- probes -----------------------------------------------------------------------------------------
@@ -301,6 +306,20 @@ def test_a_page_with_front_matter_keeps_it_and_gets_the_strip_after_it(demo) -> 
     assert page.index(PIN) < page.index("Text.")
 
 
+def test_a_page_opening_with_a_rule_gets_the_strip_first(demo) -> None:
+    write_page(demo, "---\nText.\n\n{{ overlay }}\n")  # a thematic break, not front matter: it never closes
+    page = demo.render().pages["extensions/demo-ext.md"]
+    assert page.startswith("\n" + PIN + " (10 KB)\n{: .dm-pinline }\n\n---\nText.\n")
+    assert page.count("Text.") == 1
+
+
+def test_the_description_keeps_every_character_as_written(demo) -> None:
+    replace_in(demo.folder / "extensions" / "demo-ext.yaml", "the model says.", "the model says — l’extension.")
+    page = demo.render().pages["extensions/demo-ext.md"]
+    assert page.startswith('---\ndescription: "demo-ext: Asks you before a run may end, &lt;em&gt;whatever&lt;/em&gt; '
+                           'the model says — l’extension."\n---\n')
+
+
 def test_an_overlay_without_a_summary_adds_no_description(demo) -> None:
     replace_in(demo.folder / "extensions" / "demo-ext.yaml",
                "summary: Asks you before a run may end, <em>whatever</em> the model says.\n", "")
@@ -400,6 +419,10 @@ def test_the_navigation_leaves_out_pages_a_map_does_not_have() -> None:
                        {"All editions": "x/editions/index.md"}, {"2 → 3": "x/editions/2-to-3.md"}]}]},
                    {"Extensions": [{"e": "extensions/e.md"}, {"e 1.0.0 → 1.1.0": "extensions/e/editions/1.0.0-to-1.1.0.md"}]}]
     assert site_nav([Map()], ["x/census.md"])[1:] == [{"How x &lt;b&gt;decides&lt;/b&gt;": [{"Census": "x/census.md"}]}]
+    # a map that never moved to another release; quotes stay as they are (a nav title is text, not an attribute)
+    Map.editions, Map.title = (), "How \"x\" & 'y' decide"
+    assert site_nav([Map()], ["x/map.md"]) == [{"Home": "index.md"},
+                                               {"How \"x\" &amp; 'y' decide": [{"The full map": "x/map.md"}]}]
     # a page listed under a map is not listed again as another page
     assert site_nav([Map()], ["x/map.md"], ["x/map.md", "b.md"])[2:] == ["b.md"]
 
