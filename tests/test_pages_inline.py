@@ -745,6 +745,10 @@ def test_without_an_observed_object_the_text_values_of_the_result_are_shown(demo
     assert re.findall(r'<p class="dm-observed__label">(.*?)</p>', probe) == ["cut reply"]
     assert f"```text\n{exact}\n```" in probe
     assert '"cut_reply": "' in probe  # the result keeps it too
+    # an `observed` that is no object is not what pi printed: it is left out with the rest of the result
+    result = ProbeResult(script, result={"observed": "not an object", "cut_reply": "z"})
+    probe = probe_section(demo.render(probes={"D1": result}).pages["demo/D1.md"])
+    assert re.findall(r'<p class="dm-observed__label">(.*?)</p>', probe) == ["cut reply"]
     for outcome in (None, ["a list"]):
         probe = probe_section(demo.render(probes={"D1": ProbeResult(script, result=outcome)}).pages["demo/D1.md"])
         assert "printed or sent" not in probe
