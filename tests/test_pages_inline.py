@@ -1051,6 +1051,17 @@ def test_a_long_answer_is_cut_in_short_views_and_in_the_description(demo) -> Non
     assert (sentence * 9)[:480] + " …\n" in row  # cut at a word, 480 characters at most
 
 
+def test_one_long_sentence_is_cut_at_the_last_word_that_fits(demo) -> None:
+    words = ["Abcdefghijk"] + ["abcdefghi"] * 59  # a space after 11 characters, then every 10th: 171, 481
+    replace_in(demo.folder / "D2.yaml", 'answer: "You do, each time | a pipe, a {curly} brace and a # hash stay text."',
+               f"answer: {' '.join(words)}.")
+    site = demo.render()
+    text = " ".join(words)
+    assert site.pages["demo/D2.md"].split("\n")[2].endswith(f" {text[:161]} …\"")  # 170 characters at most
+    row = section(site.pages["demo/map.md"], 'data-id="D2"', "{: .dm-row__answer }")
+    assert f" {text[:471]} …\n" in row  # 480 at most
+
+
 def test_the_home_page_counts_each_map(demo) -> None:
     replace_in(demo.folder / "P1.yaml", "status: open, no fix proposed", 'status: fixed\n  fixed_in: "0.9.0"')
     home = demo.render().pages["index.md"]
