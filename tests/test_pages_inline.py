@@ -34,10 +34,14 @@ SOME_LINE = "[{file: src/session.ts, lines: 5}]"
 
 
 @pytest.fixture(scope="module", autouse=True)
-def templates_compiled_once():
+def templates_compiled_once(tmp_path_factory: pytest.TempPathFactory):
     """Jinja compiles every template again for each new environment (a second per render); a
     bytecode cache (Jinja's own, keyed by each template's source) keeps the compiled code, so only
-    the first render of a run pays for it. What the templates produce is the same."""
+    the first render of a run pays for it. What the templates produce is the same.
+
+    The first render of a process also loads the parsers and the templates' code: done here, so
+    that no test's own time includes it (a mutation run orders each mutant's tests by that time,
+    and the golden pages, which tell the most, would otherwise come last)."""
     shared = FileSystemBytecodeCache()
 
     class Cached(jinja2.Environment):
@@ -46,6 +50,12 @@ def templates_compiled_once():
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(templates, "Environment", Cached)
+        root = tmp_path_factory.mktemp("warm")
+        patch.setenv("DECISION_MAP_CACHE", str(root / "cache"))
+        try:
+            make_demo(root).render()
+        except Exception:  # noqa: BLE001 - a render that fails is the tests' to report, not this warm-up's
+            pass
         yield
 
 
@@ -77,13 +87,17 @@ class Inputs:
                              trees_for=trees_from(self.sources), **kwargs)
 
 
+def make_demo(root: Path) -> Inputs:
+    shutil.copytree(FIXTURES / "decisions", root / "decisions")
+    (root / "decisions" / "demo" / "map.yaml").write_text(MAP_YAML.format(url=URL_PLACEHOLDER))
+    shutil.copytree(FIXTURES / "site_src", root / "site_src")
+    return Inputs(root / "decisions", root / "site_src", dict(SOURCES))
+
+
 @pytest.fixture
 def demo(tmp_path: Path) -> Inputs:
     """The demo map (tests/site_fixtures), its hand-written extension page, and its two releases."""
-    shutil.copytree(FIXTURES / "decisions", tmp_path / "decisions")
-    (tmp_path / "decisions" / "demo" / "map.yaml").write_text(MAP_YAML.format(url=URL_PLACEHOLDER))
-    shutil.copytree(FIXTURES / "site_src", tmp_path / "site_src")
-    return Inputs(tmp_path / "decisions", tmp_path / "site_src", dict(SOURCES))
+    return make_demo(tmp_path)
 
 
 def release(tmp_path: Path, version: str, change) -> Path:
