@@ -1250,3 +1250,13 @@ def test_a_stage_is_named_by_its_group_s_title_up_to_its_first_pause(demo) -> No
     figure = section(demo.render().pages["demo/index.md"], "<figure", "</figure>")
     assert 'aria-label="Stage 1 of 2: Permission, 2 decisions"' in figure
     assert 'aria-label="Stage 2 of 2: G, 1 decision"' in figure  # no words before the colon: the group's letter
+
+
+def test_markup_in_a_group_s_title_is_text_in_the_loop_s_caption(demo) -> None:
+    replace_in(demo.folder / "map.yaml", "  - id: G\n", "  - id: T\n    title: \"<script>alert(1)</script> & {{ x }}\"\n"
+               "  - id: G\n")
+    add_decision(demo, "T1", "Which tool runs?")
+    figure = section(demo.render().pages["demo/index.md"], "<figure", "</figure>")
+    assert "<script" not in figure and "{{" not in figure
+    assert ("goes round the loop once per turn (&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#123;&#123; x "
+            "&#125;&#125;) and ends (ending a run)") in figure
