@@ -519,6 +519,9 @@ def test_an_extension_s_drawing_shows_who_decides_once_it_is_installed(demo) -> 
                "        - by: code\n          can: end it at once\n          when: On an error.\n"
                "      answer: You decide")
     replace_in(overlay, "    related: [G1, D1]\n", "    related: [G1, D1]\n    overridden: [D2]\n")
+    replace_in(overlay, "      decided_by: code\n      answer: Code stops", "      decided_by: code\n      overrides:\n"
+               "        - by: person\n          can: stop counting\n          when: At any time.\n"
+               "      answer: Code stops")
     page = demo.render().pages["extensions/demo-ext.md"]
     assert node(page, "G1", "../demo/G1.md") == (
         "dm-node dm-node--person dm-node--changed",
@@ -527,7 +530,8 @@ def test_an_extension_s_drawing_shows_who_decides_once_it_is_installed(demo) -> 
     # D2's answer no longer holds with it: drawn in the holder of the decision that takes its place
     assert node(page, "D2", "../demo/D2.md") == (
         "dm-node dm-node--code dm-node--changed",
-        "D2: Who approves a tool that is marked risky? Decided by plain code; changed by this extension.")
+        "D2: Who approves a tool that is marked risky? Decided by plain code; a person can stop counting; changed by "
+        "this extension.")
     assert node(page, "D1", "../demo/D1.md") == (
         "dm-node dm-node--code dm-node--related",
         "D1: Is a person asked before a tool&#95;call runs? Decided by plain code; this extension adds a decision next "
