@@ -1171,6 +1171,8 @@ def test_the_side_without_the_extension_says_what_the_decision_s_own_holders_can
     assert ('<span class="dm-badge dm-badge--person dm-badge--overrule dm-badge--added"><span aria-hidden="true">+ '
             '</span>Person can overrule<span class="dm-visually-hidden"> (added)</span></span>') in with_
     assert "**can stop the run:** You can stop it." in with_ and "**can overrule it:** You can also pause it." in with_
+    # a holder of the decision's own that only overrules is said to overrule it, as on the decision's page
+    assert "**can overrule it:** A hook ends it." in without
 
 
 def test_the_shared_levers_entry_is_linked_from_every_decision_but_itself(demo) -> None:
