@@ -146,6 +146,22 @@ def test_each_entry_page_has_its_search_hit(demo) -> None:
     assert "read in the code, not reproduced by a probe" in site.search["demo/P1.md"]["more"]
 
 
+def test_without_trees_given_the_pinned_source_is_fetched_quietly(tmp_path, capfd) -> None:
+    """The one test here that fetches: the demo's git repository (site_fixtures.demo_site), by file://."""
+    from site_fixtures.demo_site import make_demo_site
+
+    built = make_demo_site(tmp_path)
+    capfd.readouterr()
+    site = render_folder(built.decisions, built.pages)
+    assert site.pages["demo/D2.md"] == (GOLDEN / "demo" / "D2.md").read_text(encoding="utf-8")
+    assert capfd.readouterr() == ("", "")
+
+
+def test_a_site_rendered_without_a_place_for_the_views_has_every_page(demo) -> None:
+    maps = load_maps(demo.decisions)
+    assert render_site(maps, trees_from(demo.sources), demo.pages) == demo.render().pages
+
+
 def test_the_pages_are_in_path_order(demo) -> None:
     site = demo.render()
     assert list(site.pages) == sorted(site.pages)
@@ -578,13 +594,19 @@ def npm_demo(demo, tmp_path, monkeypatch) -> Inputs:
     (1.1.0: the same code one line lower)."""
     import generator.site.render as render
 
-    packages = {"1.2.0": tmp_path / "demo-npm-1.2.0", "1.1.0": tmp_path / "demo-npm-1.1.0"}
-    for version, folder in packages.items():
+    packages = {("npm-demo-npm", "1.2.0"): tmp_path / "demo-npm-1.2.0",
+                ("npm-demo-npm", "1.1.0"): tmp_path / "demo-npm-1.1.0"}
+    for (_, version), folder in packages.items():
         folder.mkdir()
         (folder / "index.js").write_text(("// 1.1.0\n" if version == "1.1.0" else "") + NPM_INDEX)
     (demo.folder / "extensions" / "demo-npm.yaml").write_text(NPM_OVERLAY)
     real = render.Trees
-    monkeypatch.setattr(render, "Trees", lambda m, quiet: real(m, quiet, fetch=lambda _, v: tree(packages[v], v)))
+
+    def npm_trees(extension, quiet):
+        assert quiet is True, "an npm extension's package is fetched quietly (the map's own fetch speaks for the build)"
+        return real(extension, quiet, fetch=lambda m, v: tree(packages[(m.name, v)], v))
+
+    monkeypatch.setattr(render, "Trees", npm_trees)
     return demo
 
 
