@@ -125,7 +125,7 @@ def demo_site(demo):
     return demo.render()
 
 
-def test_every_page_is_the_golden_one(demo_site) -> None:
+def test_every_page_is_as_in_the_golden_files(demo_site) -> None:
     """The golden pages of test_render.py (built there from a git repository), here in this process."""
     site = demo_site
     expected = {p.relative_to(GOLDEN).as_posix() for p in GOLDEN.rglob("*.md")}
