@@ -1074,6 +1074,8 @@ def test_an_entry_s_page_links_its_map_s_issues(demo) -> None:
     assert "[#12](https://github.com/example/demo/issues/12) Approval asked twice" in site.pages["demo/D2.md"]
     assert "**Upstream:** [#34](https://github.com/example/demo/issues/34) · open, no fix proposed · checked 2026-11-03" \
         in site.pages["demo/P1.md"]
+    replace_in(demo.folder / "map.yaml", "repo: https://github.com/example/demo/", "repo: https://example.org/X")
+    assert "[#12](https://example.org/X/issues/12)" in demo.render().pages["demo/D2.md"]
 
 
 def test_a_longer_id_weighs_a_little_less_in_search(demo) -> None:
