@@ -34,14 +34,10 @@ SOME_LINE = "[{file: src/session.ts, lines: 5}]"
 
 
 @pytest.fixture(scope="module", autouse=True)
-def templates_compiled_once(tmp_path_factory: pytest.TempPathFactory):
+def templates_compiled_once():
     """Jinja compiles every template again for each new environment (a second per render); a
     bytecode cache (Jinja's own, keyed by each template's source) keeps the compiled code, so only
-    the first render of a run pays for it. What the templates produce is the same.
-
-    The first render of a process also loads the parsers and the templates' code: done here, so
-    that no test's own time includes it (a mutation run orders each mutant's tests by that time,
-    and the golden pages, which tell the most, would otherwise come last)."""
+    the first render of a run pays for it. What the templates produce is the same."""
     shared = FileSystemBytecodeCache()
 
     class Cached(jinja2.Environment):
@@ -50,12 +46,6 @@ def templates_compiled_once(tmp_path_factory: pytest.TempPathFactory):
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(templates, "Environment", Cached)
-        root = tmp_path_factory.mktemp("warm")
-        patch.setenv("DECISION_MAP_CACHE", str(root / "cache"))
-        try:
-            make_demo(root).render()
-        except Exception:  # noqa: BLE001 - a render that fails is the tests' to report, not this warm-up's
-            pass
         yield
 
 
@@ -120,8 +110,9 @@ def section(page: str, start: str, end: str | None = None) -> str:
 
 @pytest.fixture
 def demo_site(demo):
-    """The demo site as rendered (in the fixture: a mutation run orders a mutant's tests by the time
-    of their own calls, and the golden pages, which tell the most, then come first)."""
+    """The demo site as rendered, in the fixture: a mutation run orders a mutant's tests by the time
+    of their own calls, so the golden pages, which tell the most, come first (and the first render
+    of the run, which loads the parsers, is not counted in any test's call)."""
     return demo.render()
 
 
@@ -396,6 +387,14 @@ def test_two_maps_share_the_home_page_and_the_extensions_index(demo) -> None:
     assert "How demo decides" not in index and "How other decides" not in index  # one map: no heading
     assert "demo-ext" in index and "../other/" not in index
     assert sorted(site.search) == sorted(f"{m}/{e}.md" for m in ("demo", "other") for e in ("D1", "D2", "G1", "P1"))
+
+
+def test_the_extensions_index_shows_a_tagline_as_the_site_s_prose(demo) -> None:
+    replace_in(demo.folder / "extensions" / "demo-ext.yaml", "summary:", "tagline: Asks about a `run_end`, <b>always</b> "
+               "(see D1).\nsummary:")
+    index = demo.render().pages["extensions/index.md"]
+    assert ('<span class="dm-ext-index__tagline">Asks about a <code>run&#95;end</code>, &lt;b&gt;always&lt;/b&gt; (see '
+            '[D1](../demo/D1.md#d1 "Is a person asked before a tool&#95;call runs?"){ .dm-ref }).</span>') in index
 
 
 def test_two_maps_with_extensions_each_get_a_part_of_the_index(demo) -> None:
