@@ -86,13 +86,13 @@ GUARDS = {
     "generator/site/render.py": ["*"],
     # what the pages of a map say that is derived, not written: fixed problems, reviews, who can
     # overrule, the links between entries, and between entries and extensions (the same in-process
-    # tests); not yet measured: a probe's view (_probe) and the census's counts (_census), 240 mutants
-    "generator/site/pages/views.py": ["map_view", "_extension_links", "worded", "change_anchors", "changed_decisions",
-                                      "overrule_actions", "overrule_labels", "_review", "fixed_in", "version_key",
-                                      "observed", "gallery_view", "_group_views", "_cited_code", "distinct_cites",
-                                      "percent", "MapView.link", "MapView.issue_url", "MapView.neighbours",
-                                      "MapView.shared_levers_of", "MapView.group_of", "Card.code_anchor",
-                                      "GroupView.count"],
+    # tests); not yet measured (time ran out on a busy machine): the views' assembly (map_view), a
+    # probe's view (_probe), the census's counts (_census) and the code cut for a citation (_cited_code)
+    "generator/site/pages/views.py": ["MapView.link", "MapView.issue_url", "MapView.neighbours", "MapView.shared_levers_of",
+                                      "MapView.group_of", "Card.code_anchor", "GroupView.count", "changed_decisions",
+                                      "fixed_in", "_review", "observed", "change_anchors", "worded", "_extension_links",
+                                      "_group_views", "overrule_actions", "overrule_labels", "distinct_cites", "percent",
+                                      "gallery_view", "version_key"],
 }
 MODULES = {**CORE, **GUARDS}
 # The tests that check each module: what a mutant of it must fail. Every one works on fixture
