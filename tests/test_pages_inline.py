@@ -59,7 +59,8 @@ def tree(folder: Path, version: str) -> SourceTree:
 
 def trees_from(sources: dict[str, Path]):
     """``trees_for`` of render_folder: each map's releases read from ``sources`` (version -> folder)."""
-    return lambda decision_map: Trees(decision_map, quiet=True, fetch=lambda m, version: tree(sources[version], version))
+    return lambda decision_map: Trees(decision_map, quiet=True,
+                                      fetch=lambda m, version: tree(sources[version], version))
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,8 @@ def test_each_entry_page_has_its_search_hit(demo) -> None:
     assert site.search["demo/D1.md"]["text"].endswith("(2 exceptions)")
     assert site.search["demo/D2.md"]["text"].startswith("You do, each time | a pipe")
     # what an extension changes about an entry is found on the entry's own hit
-    assert "extension demo-ext: The extension asks you whenever the model would stop." in site.search["demo/G1.md"]["more"]
+    assert "extension demo-ext: The extension asks you whenever the model would stop." in \
+        site.search["demo/G1.md"]["more"]
     assert "extension demo-ext" not in site.search["demo/D2.md"]["more"]
     assert "read in the code, not reproduced by a probe" in site.search["demo/P1.md"]["more"]
 
@@ -174,7 +176,8 @@ class ProbeResult:
     """What generator.probes.run's ProbeResult carries, as far as the renderer reads it."""
 
     def __init__(self, script: Path, **fields) -> None:
-        self.map, self.id, self.status, self.version, self.seconds, self.message = "demo", "D1", "holds", "1.0.0", 1.5, ""
+        self.map, self.id, self.status, self.version = "demo", "D1", "holds", "1.0.0"
+        self.seconds, self.message = 1.5, ""
         self.result, self.script, self.claim = {"asked": False, "ran": True}, script, ""
         self.__dict__.update(fields)
 
@@ -390,8 +393,8 @@ def test_two_maps_share_the_home_page_and_the_extensions_index(demo) -> None:
 
 
 def test_the_extensions_index_shows_a_tagline_as_the_site_s_prose(demo) -> None:
-    replace_in(demo.folder / "extensions" / "demo-ext.yaml", "summary:", "tagline: Asks about a `run_end`, <b>always</b> "
-               "(see D1).\nsummary:")
+    replace_in(demo.folder / "extensions" / "demo-ext.yaml", "summary:",
+               "tagline: Asks about a `run_end`, <b>always</b> (see D1).\nsummary:")
     index = demo.render().pages["extensions/index.md"]
     assert ('<span class="dm-ext-index__tagline">Asks about a <code>run&#95;end</code>, &lt;b&gt;always&lt;/b&gt; (see '
             '[D1](../demo/D1.md#d1 "Is a person asked before a tool&#95;call runs?"){ .dm-ref }).</span>') in index
@@ -453,7 +456,8 @@ def test_the_navigation_leaves_out_pages_a_map_does_not_have() -> None:
     assert nav == [{"Home": "index.md"},
                    {"How x &lt;b&gt;decides&lt;/b&gt;": [{"The full map": "x/map.md"}, {"What changed": [
                        {"All editions": "x/editions/index.md"}, {"2 → 3": "x/editions/2-to-3.md"}]}]},
-                   {"Extensions": [{"e": "extensions/e.md"}, {"e 1.0.0 → 1.1.0": "extensions/e/editions/1.0.0-to-1.1.0.md"}]}]
+                   {"Extensions": [{"e": "extensions/e.md"},
+                                   {"e 1.0.0 → 1.1.0": "extensions/e/editions/1.0.0-to-1.1.0.md"}]}]
     assert site_nav([Map()], ["x/census.md"])[1:] == [{"How x &lt;b&gt;decides&lt;/b&gt;": [{"Census": "x/census.md"}]}]
     # a map that never moved to another release; quotes stay as they are (a nav title is text, not an attribute)
     Map.editions, Map.title = (), "How \"x\" & 'y' decide"
@@ -645,7 +649,8 @@ def test_each_move_of_an_npm_extension_has_its_page(npm_demo) -> None:
         'new: "2", checked_at: "1.1.0", status: moved, claim: 123456789abc}\n')
     site = npm_demo.render()
     page = site.pages["extensions/demo-npm/editions/1.1.0-to-1.2.0.md"]
-    assert page.startswith("# What changed in demo-npm 1.2.0, since 1.1.0\n\n" + PIN.replace("../demo/", "../../../demo/"))
+    assert page.startswith("# What changed in demo-npm 1.2.0, since 1.1.0\n\n"
+                           + PIN.replace("../demo/", "../../../demo/"))
     assert "moved from <code>demo-npm</code> 1.1.0 to 1.2.0" in page
     nav = site_nav(list(site.maps), site.pages)
     assert nav[-1] == {"Extensions": [{"All extensions": "extensions/index.md"}, {"demo-ext": "extensions/demo-ext.md"},
@@ -687,8 +692,8 @@ def test_a_short_range_shows_open_and_a_long_one_closed(long_source) -> None:
     cite(long_source.folder / "D2.yaml", "41-81")
     page = long_source.render().pages["demo/D2.md"]
     code = section(page, "## Where in the code")
-    assert '<details class="dm-code" open markdown>\n<summary>40 lines of <code>src/long.ts</code> at demo 1.0.0</summary>' \
-        in code
+    assert ('<details class="dm-code" open markdown>\n<summary>40 lines of <code>src/long.ts</code> at demo '
+            "1.0.0</summary>") in code
     assert '<details class="dm-code" markdown>\n<summary>41 lines of <code>src/long.ts</code> at demo 1.0.0</summary>' \
         in code
     # the lines as they are, without the carriage returns, their common indentation (a tab) removed
@@ -754,7 +759,8 @@ def test_a_probe_that_ran_shows_its_claim_script_result_and_command(demo) -> Non
     assert "```sh\npython -m generator probe D1\n```" in probe
     assert "<summary>The script, <code>D1.mjs</code></summary>\n\n```js\nconst ran = true;\n" \
            "console.log(JSON.stringify({asked: false, ran}));\n```" in probe
-    assert '<summary>Its result at demo 1.0.0</summary>\n\n```json\n{\n  "asked": false,\n  "ran": true\n}\n```' in probe
+    assert ('<summary>Its result at demo 1.0.0</summary>\n\n```json\n{\n  "asked": false,\n  "ran": true\n}\n```'
+            in probe)
     assert "The module it imports" not in probe and "printed or sent" not in probe
 
 
@@ -798,8 +804,9 @@ def test_without_an_observed_object_the_text_values_of_the_result_are_shown(demo
     for outcome in (None, ["a list"]):
         probe = probe_section(demo.render(probes={"D1": ProbeResult(script, result=outcome)}).pages["demo/D1.md"])
         assert "printed or sent" not in probe
-        assert ('```json\n[\n  "a list"\n]\n```' in probe) if outcome else ("<summary>Its result at demo 1.0.0</summary>"
-                                                                           "\n\n```json\n\n```" in probe)
+        shown = ('```json\n[\n  "a list"\n]\n```' if outcome
+                 else "<summary>Its result at demo 1.0.0</summary>\n\n```json\n\n```")
+        assert shown in probe
 
 
 def test_a_probe_shows_the_modules_it_imports_and_survives_a_missing_script(demo) -> None:
@@ -879,9 +886,9 @@ def test_the_review_line_says_who_read_what_and_the_census_counts_them(demo) -> 
     reviewed(demo, "G1", "1.0.0", "2026-11-05", "  by: a *careful* reader\n  checked: every claim\n")
     reviewed(demo, "P1", "0.8.0", "2026-10-30")
     site = demo.render()
-    assert review_line(site.pages["demo/G1.md"]) == ("**Second reading:** against the code of demo 1.0.0, on "
-                                                     "2026-11-05, by a <em>careful</em> reader. What was checked: every "
-                                                     "claim.")
+    assert review_line(site.pages["demo/G1.md"]) == (
+        "**Second reading:** against the code of demo 1.0.0, on 2026-11-05, by a <em>careful</em> reader. What was "
+        "checked: every claim.")
     census = site.pages["demo/census.md"]
     assert "| Entries checked by a second reader | 3 of 4, 2 of them against 1.0.0, the latest on 2026-11-05 |" \
         in census
@@ -1025,7 +1032,8 @@ def test_a_group_map_yaml_does_not_name_comes_after_the_named_ones(demo) -> None
     assert "[<span class=\"dm-id\">P1</span> The description" in site.pages["demo/B1.md"]
     a2 = site.pages["demo/A2.md"]
     assert "[The full map](map.md) › [A · Group A](map.md#group-a)" in a2
-    assert "[← <span class=\"dm-id\">G1</span>" in a2 and "[<span class=\"dm-id\">B1</span> Who picks the branch? →]" in a2
+    assert '[← <span class="dm-id">G1</span>' in a2
+    assert '[<span class="dm-id">B1</span> Who picks the branch? →]' in a2
     d1, p1 = site.pages["demo/D1.md"], site.pages["demo/P1.md"]
     assert "{ .dm-neighbours__before }" not in d1 and "{ .dm-neighbours__after }" in d1
     assert "{ .dm-neighbours__before }" in p1 and "{ .dm-neighbours__after }" not in p1
@@ -1068,11 +1076,12 @@ def test_the_map_s_title_inside_a_sentence_starts_lower_case(demo, title, shown)
 
 
 def test_an_entry_s_page_links_its_map_s_issues(demo) -> None:
-    replace_in(demo.folder / "map.yaml", "repo: https://github.com/example/demo", "repo: https://github.com/example/demo/")
+    replace_in(demo.folder / "map.yaml", "repo: https://github.com/example/demo",
+               "repo: https://github.com/example/demo/")
     site = demo.render()
     assert "[#12](https://github.com/example/demo/issues/12) Approval asked twice" in site.pages["demo/D2.md"]
-    assert "**Upstream:** [#34](https://github.com/example/demo/issues/34) · open, no fix proposed · checked 2026-11-03" \
-        in site.pages["demo/P1.md"]
+    assert ("**Upstream:** [#34](https://github.com/example/demo/issues/34) · open, no fix proposed · checked "
+            "2026-11-03") in site.pages["demo/P1.md"]
     replace_in(demo.folder / "map.yaml", "repo: https://github.com/example/demo/", "repo: https://example.org/X")
     assert "[#12](https://example.org/X/issues/12)" in demo.render().pages["demo/D2.md"]
 
@@ -1166,7 +1175,8 @@ def test_two_changes_of_one_decision_get_two_anchors(demo) -> None:
     assert re.findall(r"\{ #([\w-]+)(?: data-toc-label=\"[^\"]*\")? \}\n", page) == ["g1", "added-1", "g1-2", "added-2"]
     assert "| [G1](#g1-2) Is the work finished" in page and "| [Added](#added-2): How long may" in page
     g1 = site.pages["demo/G1.md"]
-    assert "**With [demo-ext](../extensions/demo-ext.md#g1)**" in g1 and "**With [demo-ext](../extensions/demo-ext.md#g1-2)**" in g1
+    assert "**With [demo-ext](../extensions/demo-ext.md#g1)**" in g1
+    assert "**With [demo-ext](../extensions/demo-ext.md#g1-2)**" in g1
     assert "[How long may the run be extended?](../extensions/demo-ext.md#added-2) (demo-ext)" in \
         site.pages["demo/D1.md"]
 
@@ -1219,16 +1229,17 @@ def test_an_extension_that_only_bears_on_the_shared_levers_entry_does_not_list_i
 
 
 def test_an_npm_extension_changes_some_decisions_through_its_levers_only(npm_demo) -> None:
-    replace_in(npm_demo.folder / "extensions" / "demo-npm.yaml", "    decisions: [D1]\n", "    decisions: [D1, D2, G1]\n")
+    replace_in(npm_demo.folder / "extensions" / "demo-npm.yaml", "    decisions: [D1]\n",
+               "    decisions: [D1, D2, G1]\n")
     replace_in(npm_demo.folder / "extensions" / "demo-npm.yaml", "  - decision: D1\n", "  - decision: D1\n"
                "    related: [G1]\n")
     site = npm_demo.render()  # a change of a decision that names related ones: once, an error rendering them
     page = site.pages["extensions/demo-npm.md"]
     assert "[D1: the decision in full, with its code](../demo/D1.md) · [G1](../demo/G1.md)" in page
     assert "(demo-npm)" not in site.pages["demo/G1.md"]
-    assert about_line(page).startswith("**This page describes** demo-npm 1.2.0, package name <code>demo-npm</code>. It "
-                                       "changes [D1](#d1) and, through its levers, [D2](../demo/D2.md). Its changes also "
-                                       "bear on [G1](../demo/G1.md).")
+    assert about_line(page).startswith(
+        "**This page describes** demo-npm 1.2.0, package name <code>demo-npm</code>. It changes [D1](#d1) and, "
+        "through its levers, [D2](../demo/D2.md). Its changes also bear on [G1](../demo/G1.md).")
     assert "**Changes:** [D1](../demo/D1.md) · [D2](../demo/D2.md) · [G1](../demo/G1.md)" in page
 
 
@@ -1269,8 +1280,8 @@ def test_a_map_whose_code_comes_from_npm_names_its_packages(demo) -> None:
     shutil.copytree(SOURCES["1.0.0"] / "src", folder / "packages" / "core" / "src")
     demo.sources["1.0.0"] = folder
     census = demo.render().pages["demo/census.md"]
-    assert "| Source | <code>@demo/core@1.0.0</code> in <code>packages/core</code><br><code>demo-tools@1.0.0</code> in " \
-           "<code>packages/tools</code> |" in census
+    assert ("| Source | <code>@demo/core@1.0.0</code> in <code>packages/core</code><br><code>demo-tools@1.0.0</code> "
+            "in <code>packages/tools</code> |") in census
 
 
 def test_a_stage_is_named_by_its_group_s_title_up_to_its_first_pause(demo) -> None:
@@ -1282,8 +1293,8 @@ def test_a_stage_is_named_by_its_group_s_title_up_to_its_first_pause(demo) -> No
 
 
 def test_markup_in_a_group_s_title_is_text_in_the_loop_s_caption(demo) -> None:
-    replace_in(demo.folder / "map.yaml", "  - id: G\n", "  - id: T\n    title: \"<script>alert(1)</script> & {{ x }}\"\n"
-               "  - id: G\n")
+    replace_in(demo.folder / "map.yaml", "  - id: G\n",
+               "  - id: T\n    title: \"<script>alert(1)</script> & {{ x }}\"\n  - id: G\n")
     add_decision(demo, "T1", "Which tool runs?")
     figure = section(demo.render().pages["demo/index.md"], "<figure", "</figure>")
     assert "<script" not in figure and "{{" not in figure
