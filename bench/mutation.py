@@ -94,7 +94,8 @@ GUARDS = {
     "generator/site/pages/views.py": ["MapView.link", "MapView.issue_url", "MapView.neighbours", "MapView.shared_levers_of",
                                       "MapView.group_of", "Card.code_anchor", "GroupView.count", "changed_decisions",
                                       "fixed_in", "observed", "change_anchors", "worded", "gallery_view", "version_key",
-                                      "_review", "overrule_actions", "overrule_labels", "percent", "distinct_cites"],
+                                      "_review", "overrule_actions", "overrule_labels", "percent", "distinct_cites",
+                                      "_group_views", "_cited_code"],
 }
 MODULES = {**CORE, **GUARDS}
 # The tests that check each module: what a mutant of it must fail. Every one works on fixture

@@ -715,10 +715,10 @@ def test_more_than_600_cited_lines_show_as_plain_text(long_source) -> None:
 
 
 def test_tabs_are_four_columns_and_the_common_indentation_goes(long_source) -> None:
-    (long_source.sources["1.0.0"] / "src" / "long.ts").write_text("\t\tdeep();\n\tshallow();\n")
-    cite(long_source.folder / "D2.yaml", "1-2")
+    (long_source.sources["1.0.0"] / "src" / "long.ts").write_text("\t\tdeep();\n\tshallow();\n\tconst X\n")
+    cite(long_source.folder / "D2.yaml", "1-3")
     page = long_source.render().pages["demo/D2.md"]
-    assert '```ts linenums="1"\n    deep();\nshallow();\n```' in page
+    assert '```ts linenums="1"\n    deep();\nshallow();\nconst X\n```' in page  # a line's last letter too
 
 
 def test_a_range_cited_twice_shows_once_with_the_note_of_the_citation_that_has_one(long_source) -> None:
