@@ -57,6 +57,9 @@ CORE = {
 # folders written) and the reader's page (a failed build keeps the old site, leaked markup fails
 # it). Not yet here: site/pages/views.py (its tests build whole sites, a minute or more for each
 # mutant), and the probes' runs in the sandbox (their tests install pi from the registry).
+# it). Not yet here: site/plugin.py (its tests build whole sites, a minute or more for each mutant),
+# the rest of site/pages/ (the loop's drawing, the editions' and the extensions' views, the Jinja
+# environment), and the probes' runs in the sandbox (their tests install pi from the registry).
 GUARDS = {
     # fetch: what keeps a hostile or broken download off the machine and the cache whole (the
     # tarball's integrity, the source maps' paths, the locked atomic publish, the digests), and how
@@ -89,6 +92,21 @@ GUARDS = {
     # the data model: a citation's label and upstream link, an entry's group and headline, an
     # overlay's decisions and citations, the shared modules a probe takes along, an extension's own map
     "generator/map/model.py": ["*"],
+    # the pages of a map from its loaded YAML: every page, hand-written extension pages, several maps,
+    # the navigation (tests/test_pages_inline.py renders in the test's process, no git, no MkDocs)
+    "generator/site/render.py": ["*"],
+    # what the pages of a map say that is derived, not written, as far as measured: the links between
+    # entries, and from entries to extensions and back (anchors, neighbours, the shared levers, issue
+    # links), what an overlay says of a decision's own holders, fixed problems, reviews, the overrule
+    # badges, what a probe printed, the groups, the code cut for a citation, the home page's counts
+    # (the same in-process tests). Not yet measured (time ran out on a busy machine: 506 mutants, each
+    # reached by most of the page tests): the views' assembly (map_view), a probe's view (_probe), the
+    # census (_census) and the extension links (_extension_links)
+    "generator/site/pages/views.py": ["MapView.link", "MapView.issue_url", "MapView.neighbours", "MapView.shared_levers_of",
+                                      "MapView.group_of", "Card.code_anchor", "GroupView.count", "changed_decisions",
+                                      "fixed_in", "observed", "change_anchors", "worded", "gallery_view", "version_key",
+                                      "_review", "overrule_actions", "overrule_labels", "percent", "distinct_cites",
+                                      "_group_views", "_cited_code"],
 }
 MODULES = {**CORE, **GUARDS}
 # The tests that check each module: what a mutant of it must fail. Every one works on fixture
@@ -189,6 +207,10 @@ TESTS = {
     # the model's objects built inline and shown as a reader or a command shows them (test_model.py),
     # then loaded from YAML: each object's file and line, the probes' shared modules
     "generator/map/model.py": ["tests/test_model.py", "tests/test_load_checks.py"],
+    # the renderer in process, its sources read from folders: a render takes hundredths of a second
+    # (test_render.py builds each fixture from a git repository, seconds for each test)
+    "generator/site/render.py": ["tests/test_pages_inline.py"],
+    "generator/site/pages/views.py": ["tests/test_pages_inline.py"],
 }
 COPIED = ["generator", "tests", "bench", "pyproject.toml", "decisions", "schema", "site_src", "mkdocs.yml", ".github", ".ci",
           ".pre-commit-config.yaml", "Makefile", "README.md", "CONTRIBUTING.md", "requirements.lock"]

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable, Mapping
 
+from jinja2 import Environment
 from markupsafe import Markup
 
 from . import prose
@@ -140,7 +141,7 @@ def _render_map(decision_map: DecisionMap, trees: Trees, pages_dir: Path | None,
         drawing = Markup(_diagram(view, f"../{name}/", f"ext-{overlay.name}", focus=focus, overlay=overlay))
         table = site.get_template("overlay.md.j2").render(m=view, o=overlay, loop=drawing).strip("\n")
         pin = site.get_template("_site.md.j2").module.pin(view, f"../{name}/")
-        pages[overlay.page] = _extension_page(overlay, table, pages_dir, view, pin, npm.get(overlay.name))
+        pages[overlay.page] = _extension_page(overlay, table, pages_dir, view, pin, npm.get(overlay.name), site)
     edition_page = site.get_template("extension-edition.md.j2")
     for found in npm.values():  # an extension's moves to other releases, each a page next to its own
         for x in found.editions:
@@ -320,21 +321,22 @@ def _e(text: str) -> str:
 
 
 def _extension_page(overlay: OverlayView, table: str, pages_dir: Path | None, view: MapView, pin: str,
-                    npm=None) -> str:
+                    npm, site: Environment) -> str:
+    """``site``: the map's environment, which knows the download's size its strip shows."""
     hand_written = pages_dir / overlay.page if pages_dir else None
     if hand_written is None or not hand_written.is_file():
-        return environment("site").get_template("extension.md.j2").render(m=view, o=overlay, table=Markup(table),
-                                                                          npm=npm)
-    text = _with_pin(_with_description(hand_written.read_text(encoding="utf-8"), overlay), pin)
-    lines = text.split("\n")
-    slots = [i for i, line in enumerate(lines) if line.strip() == OVERLAY_SLOT]
+        return site.get_template("extension.md.j2").render(m=view, o=overlay, table=Markup(table), npm=npm)
+    written = hand_written.read_text(encoding="utf-8")
+    # counted in the page as written, so that an error names the line a person sees
+    slots = [i for i, line in enumerate(written.split("\n")) if line.strip() == OVERLAY_SLOT]
     if len(slots) != 1:
         how = "has no" if not slots else f"has {len(slots)}"
         raise InputError([Problem(hand_written, slots[1] + 1 if slots else 0,
                                   f"{how} `{OVERLAY_SLOT}` lines; it needs exactly one, where the generated "
                                   f"table of the decisions {overlay.name} changes goes")])
-    lines[slots[0]] = table
-    return "\n".join(lines)
+    # the description and the strip added above it are one line each of escaped text: never the slot
+    lines = _with_pin(_with_description(written, overlay), pin).split("\n")
+    return "\n".join(table if line.strip() == OVERLAY_SLOT else line for line in lines)
 
 
 def _with_description(text: str, overlay: OverlayView) -> str:

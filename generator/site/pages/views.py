@@ -633,7 +633,9 @@ def _extension_links(decision_map: DecisionMap) -> dict[str, list[ExtensionLink]
                 links.setdefault(change.decision, []).append(ExtensionLink(overlay, change, anchor, True))
             for overridden in change.overridden:  # the added decision takes its place
                 links.setdefault(overridden, []).append(ExtensionLink(overlay, change, anchor, True))
-            for related in change.related:
+            # a decision an added one is next to (the change of a decision of the map names no question
+            # to link: its related ones are shown on the extension's page only)
+            for related in change.related if not change.decision else ():
                 links.setdefault(related, []).append(ExtensionLink(overlay, change, anchor, False))
     return links
 
