@@ -54,12 +54,9 @@ CORE = {
     "generator/cli.py": ["main", "_verify", "_fix", "_record", "_bump", "_accept", "_render", "_source"],
 }
 # Beyond the core: the modules that guard the user's machine (the fetched tarball, the cache, the
-# folders written) and the reader's page (a failed build keeps the old site, leaked markup fails
-# it). Not yet here: site/pages/views.py (its tests build whole sites, a minute or more for each
-# mutant), and the probes' runs in the sandbox (their tests install pi from the registry).
-# it). Not yet here: site/plugin.py (its tests build whole sites, a minute or more for each mutant),
-# the rest of site/pages/ (the loop's drawing, the editions' and the extensions' views, the Jinja
-# environment), and the probes' runs in the sandbox (their tests install pi from the registry).
+# folders written, the probes' sandbox and limits) and the reader's page (a failed build keeps the
+# old site, leaked markup fails it, every page's escaping and links). Some are measured on part of
+# their functions, said where they are listed: the rest needs the registry, or reaches every page.
 GUARDS = {
     # fetch: what keeps a hostile or broken download off the machine and the cache whole (the
     # tarball's integrity, the source maps' paths, the locked atomic publish, the digests), and how
