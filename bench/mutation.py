@@ -78,6 +78,11 @@ GUARDS = {
     # limits); running in it needs pi from the registry (the network tests), not measured here
     "generator/probes/sandbox.py": ["Limits.from_environment", "choose_sandbox", "_working_bwrap"],
     "generator/site/search_index.py": ["*"],
+    # how a refused input reads (path:line: what, relative to where the command runs, in order)
+    "generator/errors.py": ["*"],
+    # the control group bounding a probe's whole tree: the hierarchy found, the limits written, the
+    # tree killed and the group removed, what it ran out of, the groups a killed `probe` left
+    "generator/probes/limits.py": ["*"],
     "generator/citations/leads.py": ["*"], "generator/extensions/levers.py": ["*"],
     "generator/extensions/patterns.py": ["*"],  # the code patterns `levers` finds (its inline tests)
 }
@@ -159,6 +164,10 @@ TESTS = {
         "test_search_words_are_split_as_materials_search_splits_them",
         "test_a_word_family_holds_the_forms_a_reader_types",
         "test_an_entry_hit_carries_the_other_forms_of_its_words_where_they_weigh_as_its_own"))],
+    # the messages on their own (every other test reaches them too, none asks more of them)
+    "generator/errors.py": ["tests/test_errors.py"],
+    # fake control-group trees, and one real group of this machine's
+    "generator/probes/limits.py": ["tests/test_probe_limits.py"],
     "generator/citations/leads.py": ["tests/test_leads.py"],
     "generator/extensions/levers.py": ["tests/test_levers.py"],
     "generator/extensions/patterns.py": ["tests/test_levers.py"],
