@@ -56,7 +56,9 @@ CORE = {
 # Beyond the core: the modules that guard the user's machine (the fetched tarball, the cache, the
 # folders written) and the reader's page (a failed build keeps the old site, leaked markup fails
 # it). Not yet here: site/pages/ and site/plugin.py (their tests build whole sites, a minute or more
-# for each mutant), and the probes' runs in the sandbox (their tests install pi from the registry).
+# for each mutant). The probes' runs are measured with a stand-in for pi laid into the test's cache
+# and run in the real sandbox (tests/probe_fixtures.py); pi itself, from the registry, is left to
+# the network tests.
 GUARDS = {
     # fetch: what keeps a hostile or broken download off the machine and the cache whole (the
     # tarball's integrity, the source maps' paths, the locked atomic publish, the digests), and how
@@ -83,6 +85,12 @@ GUARDS = {
     # the control group bounding a probe's whole tree: the hierarchy found, the limits written, the
     # tree killed and the group removed, what it ran out of, the groups a killed `probe` left
     "generator/probes/limits.py": ["*"],
+    # an extension's probe: which are run, pi and the extension installed together (npm a stand-in
+    # that lays the packages: the lockfile's checks, the refusals, the install reused), the run
+    "generator/probes/extension.py": ["*"],
+    # a map's probes: the verdicts and what they say, the remembered results and their key, time
+    # and output limits, `probe` stopped by a signal, the site build and `bump` (all in the sandbox)
+    "generator/probes/run.py": ["*"],
     "generator/citations/leads.py": ["*"], "generator/extensions/levers.py": ["*"],
     "generator/extensions/patterns.py": ["*"],  # the code patterns `levers` finds (its inline tests)
 }
@@ -168,6 +176,9 @@ TESTS = {
     "generator/errors.py": ["tests/test_errors.py"],
     # fake control-group trees, and one real group of this machine's
     "generator/probes/limits.py": ["tests/test_probe_limits.py"],
+    "generator/probes/extension.py": ["tests/test_probe_extension.py"],
+    # (the extension's tests reach run_probes and site_probes too)
+    "generator/probes/run.py": ["tests/test_probe_run.py", "tests/test_probe_extension.py"],
     "generator/citations/leads.py": ["tests/test_leads.py"],
     "generator/extensions/levers.py": ["tests/test_levers.py"],
     "generator/extensions/patterns.py": ["tests/test_levers.py"],
