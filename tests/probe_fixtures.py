@@ -74,7 +74,9 @@ class FakeNpm:
         rows = {"": {"name": "pi-extension-probe"}}
         for spec in (a for a in args if not a.startswith("-") and a != "install"):
             name, version = spec.rsplit("@", 1)
-            package(cwd / "node_modules" / name, name, self.versions.get(name, version))
+            installed = self.versions.get(name, version)
+            package(cwd / "node_modules" / name, name, installed,
+                    f"export const here = true;\nexport const version = {json.dumps(installed)};\n")
             rows[f"node_modules/{name}"] = {"version": version, "integrity": self.integrity.get(name, "sha512-ext")}
         if self.lock:
             self.lock(rows)
@@ -95,5 +97,8 @@ def overlay(root: Path, name: str, script: str | None, expect: tuple, *, version
 
 
 def use_fake_npm(monkeypatch, fake: FakeNpm, registry: dict[str, str]) -> None:
-    monkeypatch.setattr(extension, "_npm", fake)
-    monkeypatch.setattr(extension, "registry_integrity", lambda spec, npm: registry[spec.rsplit("@", 1)[0]])
+    """``fake`` installs, for an extension's probe and for pi's own install; ``registry`` the
+    integrity the registry gives for each package."""
+    for module in (extension, install):
+        monkeypatch.setattr(module, "_npm", fake)
+        monkeypatch.setattr(module, "registry_integrity", lambda spec, npm: registry[spec.rsplit("@", 1)[0]])

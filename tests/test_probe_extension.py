@@ -21,7 +21,8 @@ from generator.probes.extension import (EXTENSION_SECONDS, extension_limits, ins
                                         run_extension_probes)
 from generator.probes.install import find_node
 from generator.probes.run import site_probes
-from generator.probes.sandbox import Limits
+from generator.probes.limits import tree_limits
+from generator.probes.sandbox import Limits, Sandbox
 from generator.source.fetch import cache_root
 from probe_fixtures import FakeNpm, cached_pi, overlay, probed_map, use_fake_npm
 
@@ -247,3 +248,12 @@ def test_an_extension_probe_gets_more_time_than_the_limit_given(tmp_path: Path, 
     monkeypatch.setenv("DECISION_MAP_PROBE_TIMEOUT", "1")
     [result] = run_extension_probes(demo, use_cache=False)
     assert result.reason.startswith("the probe did not finish within 1 s")
+
+
+def test_the_run_uses_the_sandbox_given_and_tells_a_person_what_it_installs(tmp_path: Path, npm: FakeNpm,
+                                                                           capsys) -> None:
+    demo = demo_with(tmp_path, overlay(tmp_path, "pi-ext", SHOWS, (("loaded", True),)))
+    weak = Sandbox("node-only", tree_limits())
+    [result] = run_extension_probes(demo, quiet=False, sandbox=weak)
+    assert (result.status, result.sandbox) == ("holds", weak.name)
+    assert capsys.readouterr().err == f"installing {EXT}@2.0.0 with pi 1.0.0 for its probe\n"

@@ -26,7 +26,8 @@ from generator.probes.install import PiInstall
 from generator.probes.run import (ProbeFailure, ProbeResult, ProbesStopped, check_ids, probe_flips, probed_entries,
                                   require_holding, run_probes, same_value, site_probes)
 from generator.probes.sandbox import WEAK_WARNING, Limits, SandboxRun, choose_sandbox
-from probe_fixtures import PIN, cached_pi, probed_map
+from generator.probes.install import find_node
+from probe_fixtures import PIN, FakeNpm, cached_pi, probed_map, use_fake_npm
 
 HOLDS = 'console.log("starting");\nconsole.log(JSON.stringify({ran: true, count: 2}));\n'
 RANDOM = "console.log(JSON.stringify({ran: true, n: Math.random()}));\n"
@@ -65,7 +66,7 @@ def test_each_probe_holds_fails_or_says_why_it_could_not_run(tmp_path: Path) -> 
         "D3": ('const a = 1;\nthrow new Error("boom");\n', (("ran", True),)),
         "D4": (None, (("ran", True),)),
         "D5": ("\n", (("ran", True),)),
-        "D6": ('console.log("{}");\nconsole.log("  done with it  ");\n\n', ()),
+        "D6": ('console.log("{}");\nconsole.log("  done with it" + " and more".repeat(20) + "  ");\n\n', ()),
         "D7": ("console.log(JSON.stringify([1, 2]));\n", ()),
     }, unprobed=("D8",))
     cached_pi(demo)
@@ -89,8 +90,9 @@ def test_each_probe_holds_fails_or_says_why_it_could_not_run(tmp_path: Path) -> 
     assert (r["D4"].status, r["D4"].seconds, r["D4"].result, r["D4"].sandbox) == ("error", 0.0, {}, sandbox)
     assert r["D5"].reason == ("the probe printed nothing; print one JSON object (the result) as the last line of its "
                               "output (run with pi 1.0.0)")
-    assert r["D6"].reason == ("the probe did not end with a JSON object (its last line is 'done with it'); print the "
-                              "result with console.log(JSON.stringify(result)) last (run with pi 1.0.0)")
+    assert r["D6"].reason == ("the probe did not end with a JSON object (its last line is 'done with it and more and "
+                              "more and more and more and more an'); print the result with "
+                              "console.log(JSON.stringify(result)) last (run with pi 1.0.0)")
     assert r["D7"].reason == ('the probe printed JSON that is not an object as its last line; print an object such as '
                               '{"ran": true} (run with pi 1.0.0)')
     assert all(r[i].status == "error" and r[i].result == {} for i in ("D5", "D6", "D7"))
@@ -152,6 +154,7 @@ def test_without_the_sandbox_the_run_warns_what_it_does_not_protect(tmp_path: Pa
     monkeypatch.delenv("DECISION_MAP_PROBE_SANDBOX")
     [result] = run_probes(demo)
     assert result.sandbox.startswith("bwrap+") and WEAK_WARNING not in capsys.readouterr().err
+    assert result.cached is False, "what ran without the sandbox is not taken for what runs in it"
 
 
 # --- remembered results ---------------------------------------------------------------------------
@@ -190,6 +193,37 @@ def test_a_result_is_remembered_until_what_ran_changes(tmp_path: Path, monkeypat
     assert n_now() == (True, n), "only PROBE_* settings count"
     script_of(tmp_path, "D1").write_text(RANDOM + "// edited\n")
     assert n_now()[0] is False, "an edited script"
+
+
+def test_another_node_sandbox_or_harness_is_another_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    node, sandbox = find_node(), choose_sandbox()
+    digest = probe_run._harness_digest(node, sandbox)
+    assert len(digest) == 16 and digest == probe_run._harness_digest(node, sandbox)
+    assert probe_run._harness_digest(replace(node, version="24.0.1"), sandbox) != digest
+    assert probe_run._harness_digest(node, replace(sandbox, kind="node-only")) != digest
+    harness = tmp_path / "sandbox.py"
+    harness.write_text("# the harness\n")
+    monkeypatch.setattr(probe_run, "_HARNESS_FILES", (harness,))
+    before = probe_run._harness_digest(node, sandbox)
+    harness.write_text("# the harness, edited\n")
+    assert probe_run._harness_digest(node, sandbox) != before
+
+
+def test_pi_is_installed_for_the_probes_and_a_person_told_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture) -> None:
+    fake = FakeNpm({"pi-demo": "sha512-pi"})
+    use_fake_npm(monkeypatch, fake, {"pi-demo": "sha512-pi"})
+    demo = probed_map(tmp_path, {"D1": (VERSION, (("old", True),))})
+    assert [r.status for r in run_probes(demo)] == ["holds"]
+    assert len(fake.calls) == 1 and capsys.readouterr().err == "", "quiet by default"
+    later = probed_map(tmp_path / "later", {"D1": (VERSION, (("old", False),))}, version="1.2.0")
+    assert site_probes([later], quiet=False)["D1"].result == {"old": False, "version": "1.2.0"}
+    assert capsys.readouterr().err == "installing pi-demo@1.2.0 for probes\n"
+    assert probe_flips(demo, "1.3.0", quiet=False) == [EditionProbe("D1", "holds", "fails")]
+    assert capsys.readouterr().err == "installing pi-demo@1.3.0 for probes\n"
+    assert run_probes(demo, "1.4.0", quiet=False)[0].version == "1.4.0"
+    assert capsys.readouterr().err == "installing pi-demo@1.4.0 for probes\n"
+    assert len(fake.calls) == 4
 
 
 def test_a_probe_sees_the_probe_settings_and_nothing_else(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
