@@ -22,7 +22,6 @@ from conftest import require
 from generator.probes import limits
 from generator.probes.limits import PREFIX, TreeGroup, make_group, tree_limits
 
-PID = os.getpid()
 
 
 def files(folder: Path, contents: dict[str, str] | None = None) -> Path:
@@ -122,6 +121,12 @@ def test_a_mount_of_another_part_of_the_tree_is_passed_over() -> None:
     assert limits._own_folder(mounts[:1], own("0::/docker/abc"), "cgroup2", "") is None
 
 
+def test_the_file_system_type_is_read_whatever_the_mount_source() -> None:
+    mounts = ["1 0 0:1 / /cg2 rw - cgroup2 none rw", "2 0 0:2 / /mem rw shared:3 master:1 - cgroup none rw,memory"]
+    assert limits._own_folder(mounts, own("0::/a"), "cgroup2", "") == Path("/cg2/a")
+    assert limits._own_folder(mounts, own("4:memory:/m"), "cgroup", "memory") == Path("/mem/m")
+
+
 def test_a_v1_mount_is_not_taken_for_v2_nor_v2_for_v1() -> None:
     v1_only = [line for line in HYBRID if "cgroup2" not in line]
     assert limits._own_folder(v1_only, own("0::/", "4:memory:/m"), "cgroup2", "") is None
@@ -156,7 +161,7 @@ def layout(proc: Path, tmp_path: Path, mounts: list[str], cgroup: list[str]) -> 
 def test_cgroup_v2_is_used_where_a_group_made_there_has_both_controllers(proc: Path, tmp_path: Path) -> None:
     layout(proc, tmp_path, HYBRID, ["4:memory:/m", "8:pids:/", "0::/user/a"])
     base = files(tmp_path / "cg" / "unified" / "user" / "a")
-    files(base / f"{PREFIX}{PID}-check", {"cgroup.controllers": "cpu memory io pids\n", "memory.max": "max\n"})
+    files(base / f"{PREFIX}{os.getpid()}-check", {"cgroup.controllers": "cpu memory io pids\n", "memory.max": "max\n"})
     assert limits._found() == ("cgroup2", (base,))
     assert tree_limits() == "cgroup2"
 
@@ -164,10 +169,10 @@ def test_cgroup_v2_is_used_where_a_group_made_there_has_both_controllers(proc: P
 def test_without_the_controllers_in_v2_the_v1_hierarchies_are_used(proc: Path, tmp_path: Path) -> None:
     layout(proc, tmp_path, HYBRID, ["4:memory:/m", "8:pids:/", "0::/user/a"])
     base = files(tmp_path / "cg" / "unified" / "user" / "a")
-    files(base / f"{PREFIX}{PID}-check", {"cgroup.controllers": "cpu io\n", "memory.max": "max\n"})
+    files(base / f"{PREFIX}{os.getpid()}-check", {"cgroup.controllers": "cpu io\n", "memory.max": "max\n"})
     memory, pids = files(tmp_path / "cg" / "memory" / "m"), files(tmp_path / "cg" / "pids")
-    files(memory / f"{PREFIX}{PID}-check", {"memory.limit_in_bytes": "9223372036854771712\n"})
-    files(pids / f"{PREFIX}{PID}-check", {"pids.max": "max\n"})
+    files(memory / f"{PREFIX}{os.getpid()}-check", {"memory.limit_in_bytes": "9223372036854771712\n"})
+    files(pids / f"{PREFIX}{os.getpid()}-check", {"pids.max": "max\n"})
     assert limits._found() == ("cgroup1", (memory, pids))
     assert (base / "cgroup.subtree_control").read_text() == "+memory +pids", "v2 was asked for both first"
 
@@ -176,7 +181,7 @@ def test_without_a_usable_hierarchy_the_limits_are_per_process(proc: Path, tmp_p
     layout(proc, tmp_path, HYBRID, ["4:memory:/m", "8:pids:/", "0::/user/a"])
     files(tmp_path / "cg" / "unified" / "user" / "a")
     memory, pids = files(tmp_path / "cg" / "memory" / "m"), files(tmp_path / "cg" / "pids")
-    files(memory / f"{PREFIX}{PID}-check", {"memory.limit_in_bytes": "1\n"})  # and no pids.max in the pids group
+    files(memory / f"{PREFIX}{os.getpid()}-check", {"memory.limit_in_bytes": "1\n"})  # and no pids.max in the pids group
     assert limits._found() == ("rlimit", ())
     assert tree_limits() == "rlimit"
 
@@ -184,7 +189,7 @@ def test_without_a_usable_hierarchy_the_limits_are_per_process(proc: Path, tmp_p
 def test_v1_needs_both_the_memory_and_the_pids_hierarchy(proc: Path, tmp_path: Path) -> None:
     layout(proc, tmp_path, HYBRID, ["4:memory:/m"])
     memory = files(tmp_path / "cg" / "memory" / "m")
-    files(memory / f"{PREFIX}{PID}-check", {"memory.limit_in_bytes": "1\n"})
+    files(memory / f"{PREFIX}{os.getpid()}-check", {"memory.limit_in_bytes": "1\n"})
     assert limits._found() == ("rlimit", ())
 
 
@@ -203,22 +208,29 @@ def test_the_check_group_is_removed_after_the_check(tmp_path: Path) -> None:
 
 def test_v2_without_memory_max_is_not_usable(tmp_path: Path) -> None:
     base = files(tmp_path / "v2")
-    check = files(base / f"{PREFIX}{PID}-check", {"cgroup.controllers": "memory pids\n"})
+    check = files(base / f"{PREFIX}{os.getpid()}-check", {"cgroup.controllers": "memory pids\n"})
     assert limits._usable((base,), "cgroup2") is False
     files(check, {"memory.max": "max\n"})
+    assert limits._usable((base,), "cgroup2") is True
+
+
+def test_v2_with_the_controllers_already_there_asks_for_nothing(tmp_path: Path) -> None:
+    base = files(tmp_path / "v2")
+    (base / "cgroup.subtree_control").mkdir()  # asking would be refused (EBUSY: the group holds processes)
+    files(base / f"{PREFIX}{os.getpid()}-check", {"cgroup.controllers": "pids memory\n", "memory.max": "max\n"})
     assert limits._usable((base,), "cgroup2") is True
 
 
 def test_v2_whose_subtree_cannot_be_given_the_controllers_is_not_usable(tmp_path: Path) -> None:
     base = files(tmp_path / "v2")
     (base / "cgroup.subtree_control").mkdir()  # the write is refused (EBUSY where the group holds processes)
-    files(base / f"{PREFIX}{PID}-check", {"cgroup.controllers": "memory\n", "memory.max": "max\n"})
+    files(base / f"{PREFIX}{os.getpid()}-check", {"cgroup.controllers": "memory\n", "memory.max": "max\n"})
     assert limits._usable((base,), "cgroup2") is False
 
 
 def test_v2_gives_its_groups_the_controllers_when_they_are_missing(tmp_path: Path) -> None:
     base = files(tmp_path / "v2", {"cgroup.subtree_control": "cpu"})
-    check = files(base / f"{PREFIX}{PID}-check", {"memory.max": "max\n"})
+    check = files(base / f"{PREFIX}{os.getpid()}-check", {"memory.max": "max\n"})
     os.mkfifo(check / "cgroup.controllers")  # what the kernel says: "cpu" until memory and pids are delegated
 
     def kernel() -> None:
@@ -236,8 +248,8 @@ def test_v2_gives_its_groups_the_controllers_when_they_are_missing(tmp_path: Pat
 
 def test_v1_needs_pids_max_in_the_pids_group(tmp_path: Path) -> None:
     memory, pids = files(tmp_path / "memory"), files(tmp_path / "pids")
-    files(memory / f"{PREFIX}{PID}-check", {"memory.limit_in_bytes": "1\n"})
-    check = files(pids / f"{PREFIX}{PID}-check")
+    files(memory / f"{PREFIX}{os.getpid()}-check", {"memory.limit_in_bytes": "1\n"})
+    check = files(pids / f"{PREFIX}{os.getpid()}-check")
     assert limits._usable((memory, pids), "cgroup1") is False
     files(check, {"pids.max": "max\n"})
     assert limits._usable((memory, pids), "cgroup1") is True
@@ -252,7 +264,7 @@ def test_a_v2_group_gets_the_memory_without_swap_and_the_processes(tmp_path: Pat
     group = make_group(64, 16)
     assert group.kind == "cgroup2" and len(group.folders) == 1
     folder = group.folders[0]
-    assert folder.parent == base and folder.name.startswith(f"{PREFIX}{PID}-")
+    assert folder.parent == base and folder.name.startswith(f"{PREFIX}{os.getpid()}-")
     assert (folder / "memory.max").read_text() == str(64 * 1024 * 1024)
     assert (folder / "memory.swap.max").read_text() == "0"
     assert (folder / "pids.max").read_text() == "16"
@@ -271,6 +283,28 @@ def test_a_v1_group_is_a_memory_group_and_a_pids_group(tmp_path: Path, found) ->
     assert (group.folders[1] / "pids.max").read_text() == "7"
     assert sorted(p.name for p in group.folders[0].iterdir()) == ["memory.limit_in_bytes",
                                                                   "memory.memsw.limit_in_bytes"]
+
+
+@pytest.fixture
+def no_swap_accounting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel without swap accounting: a group has no swap limit file, and none can be made."""
+    write = limits._write
+
+    def kernel(path: Path, value: str, optional: bool = False) -> None:
+        if path.name in ("memory.swap.max", "memory.memsw.limit_in_bytes"):
+            path = path.parent / "not-there" / path.name
+        write(path, value, optional)
+
+    monkeypatch.setattr(limits, "_write", kernel)
+
+
+@pytest.mark.parametrize("kind", ["cgroup2", "cgroup1"])
+def test_a_kernel_without_swap_accounting_still_gets_its_group(tmp_path: Path, found, no_swap_accounting,
+                                                               kind: str) -> None:
+    bases = (files(tmp_path / "a"),) if kind == "cgroup2" else (files(tmp_path / "a"), files(tmp_path / "b"))
+    found(kind, *bases)
+    group = make_group(64, 16)
+    assert group is not None and (group.folders[-1] / "pids.max").read_text() == "16"
 
 
 def test_without_control_groups_there_is_no_group(found) -> None:
@@ -299,7 +333,7 @@ def test_a_limit_that_cannot_be_written_is_an_error_unless_optional(tmp_path: Pa
 def test_joining_writes_the_process_into_every_folder(tmp_path: Path) -> None:
     a, b = files(tmp_path / "a", {"cgroup.procs": ""}), files(tmp_path / "b", {"cgroup.procs": ""})
     TreeGroup("cgroup1", (a, b)).join()
-    assert (a / "cgroup.procs").read_text() == str(PID) == (b / "cgroup.procs").read_text()
+    assert (a / "cgroup.procs").read_text() == str(os.getpid()) == (b / "cgroup.procs").read_text()
 
 
 def test_the_members_are_every_process_of_every_folder(tmp_path: Path) -> None:
@@ -318,6 +352,15 @@ def test_a_v2_group_is_killed_through_cgroup_kill(tmp_path: Path) -> None:
         TreeGroup("cgroup2", (folder,)).kill()
         assert child.poll() is not None and child.returncode == -9
     assert (folder / "cgroup.kill").read_text() == "1"
+
+
+def test_a_v2_group_without_cgroup_kill_is_killed_process_by_process(tmp_path: Path) -> None:
+    child = sleeper()
+    folder = files(tmp_path / "g", {"cgroup.procs": str(child.pid)})  # a kernel before 5.14
+    with Kernel([folder], [child]):
+        TreeGroup("cgroup2", (folder,)).kill()
+        assert child.poll() == -9
+    assert not (folder / "cgroup.kill").exists(), "the kernel refuses a new file in a group: none is written"
 
 
 def test_a_v1_group_is_killed_process_by_process(tmp_path: Path) -> None:
@@ -377,10 +420,10 @@ def test_a_v1_group_reads_the_oom_control_and_the_pids_group(tmp_path: Path) -> 
 
 
 def test_the_groups_of_a_probe_no_longer_running_are_removed(proc: Path, tmp_path: Path) -> None:
-    (proc / str(PID)).mkdir()
+    (proc / str(os.getpid())).mkdir()
     base = files(tmp_path / "base")
     dead = files(base / f"{PREFIX}99999-0")
-    mine = files(base / f"{PREFIX}{PID}-0")
+    mine = files(base / f"{PREFIX}{os.getpid()}-0")
     odd = files(base / f"{PREFIX}x-0")
     other = files(base / "other-99999-0")
     limits._remove_stale((base,))
