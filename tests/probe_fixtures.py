@@ -96,9 +96,17 @@ def overlay(root: Path, name: str, script: str | None, expect: tuple, *, version
                    probe=Probe(f"what {name} changes", tuple(expect), path, 4) if probe else None)
 
 
-def use_fake_npm(monkeypatch, fake: FakeNpm, registry: dict[str, str]) -> None:
+def use_fake_npm(monkeypatch, fake: FakeNpm, registry: dict[str, str]) -> list[tuple[str, list[str]]]:
     """``fake`` installs, for an extension's probe and for pi's own install; ``registry`` the
-    integrity the registry gives for each package."""
+    integrity the registry gives for each package. Returns the list of what the registry is asked:
+    (package@version, the npm command)."""
+    asked = []
+
+    def registry_integrity(spec: str, npm: list[str]) -> str:
+        asked.append((spec, npm))
+        return registry[spec.rsplit("@", 1)[0]]
+
     for module in (extension, install):
         monkeypatch.setattr(module, "_npm", fake)
-        monkeypatch.setattr(module, "registry_integrity", lambda spec, npm: registry[spec.rsplit("@", 1)[0]])
+        monkeypatch.setattr(module, "registry_integrity", registry_integrity)
+    return asked

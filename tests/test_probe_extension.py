@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -46,7 +47,7 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def npm(monkeypatch: pytest.MonkeyPatch) -> FakeNpm:
     fake = FakeNpm(INTEGRITY)
-    use_fake_npm(monkeypatch, fake, REGISTRY)
+    fake.asked = use_fake_npm(monkeypatch, fake, REGISTRY)
     return fake
 
 
@@ -94,7 +95,8 @@ def test_pi_and_the_extension_are_installed_together_without_running_their_scrip
                                 "--no-fund"]
     assert call["args"][6:] == ["--package-lock=true", "pi-demo@1.0.0", f"{EXT}@2.0.0"]
     assert call["what"] == f"pi-demo@1.0.0, {EXT}@2.0.0" and call["npm"] == list(node.npm)
-    assert call["env"]["PATH"].split(":")[0] == str(node.bin_dir)
+    assert call["env"]["PATH"] == f"{node.bin_dir}:{os.environ['PATH']}", "its Node first, then the user's PATH"
+    assert npm.asked == [("pi-demo@1.0.0", list(node.npm))], "the registry is asked with the same npm"
     assert [call["env"][f"npm_config_{k}"] for k in ("update_notifier", "fund", "audit")] == ["false"] * 3
     final = folder_of()
     assert install.root == final and install.version == "1.0.0" and install.packages == (EXT, "pi-demo")
@@ -105,6 +107,15 @@ def test_pi_and_the_extension_are_installed_together_without_running_their_scrip
         "format": 1, "packages": {"pi-demo": "1.0.0", EXT: "2.0.0"}, "lock_sha256": hashlib.sha256(lock).hexdigest()}
     assert capsys.readouterr().err == "", "quiet by default"
     assert install_extension(demo, ext) == install and len(npm.calls) == 1, "the finished install is reused"
+
+
+def test_without_a_path_npm_gets_nodes_folder_and_the_default_path(tmp_path: Path, npm: FakeNpm,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    ext = overlay(tmp_path, "pi-ext", None, ())
+    node = find_node()
+    monkeypatch.delenv("PATH")
+    install_extension(demo_with(tmp_path, ext), ext, node)
+    assert npm.calls[0]["env"]["PATH"] == f"{node.bin_dir}:{os.defpath}"
 
 
 def test_a_person_is_told_what_is_installed(tmp_path: Path, npm: FakeNpm, capsys) -> None:
@@ -211,7 +222,7 @@ def test_an_install_missing_a_key_of_its_manifest_is_installed_again(tmp_path: P
 # --- the probe run -------------------------------------------------------------------------------
 
 
-def test_an_extension_probe_sees_the_extension_where_it_sees_pi(tmp_path: Path, npm: FakeNpm) -> None:
+def test_an_extension_probe_sees_the_extension_where_it_sees_pi(tmp_path: Path, npm: FakeNpm, capsys) -> None:
     require("bubblewrap", shutil.which("bwrap") is not None, "probes run in bwrap; apt-get install bubblewrap")
     ext = overlay(tmp_path, "pi-ext", SHOWS, (("loaded", True), ("pi", "1.0.0")))
     other = overlay(tmp_path, "other-ext", 'console.log(JSON.stringify({loaded: false}));\n', (("loaded", True),))
@@ -226,6 +237,7 @@ def test_an_extension_probe_sees_the_extension_where_it_sees_pi(tmp_path: Path, 
     both = run_extension_probes(demo)
     assert [(r.id, r.status, r.cached) for r in both] == [("other-ext", "fails", False), ("pi-ext", "holds", True)]
     assert npm_calls == [1] and len(npm.calls) == 2, "pi-ext's install was reused, other-ext got its own"
+    assert capsys.readouterr().err == "", "quiet by default"
 
 
 def test_the_site_shows_extension_probes_by_the_extensions_name(tmp_path: Path, npm: FakeNpm) -> None:
@@ -245,6 +257,8 @@ def test_an_extension_probe_gets_more_time_than_the_limit_given(tmp_path: Path, 
             "console.log(JSON.stringify({compiled: true}));\n")
     demo = demo_with(tmp_path, overlay(tmp_path, "pi-ext", slow, (("compiled", True),)))
     assert run_extension_probes(demo, limits=Limits(seconds=1), use_cache=False)[0].status == "holds"
+    [capped] = run_extension_probes(demo, limits=Limits(seconds=1, output_bytes=10), use_cache=False)
+    assert capped.reason.startswith("the probe printed more than 10 bytes"), "the other limits given hold"
     monkeypatch.setenv("DECISION_MAP_PROBE_TIMEOUT", "1")
     [result] = run_extension_probes(demo, use_cache=False)
     assert result.reason.startswith("the probe did not finish within 1 s")
