@@ -25,7 +25,7 @@ from generator.probes.run import site_probes
 from generator.probes.limits import tree_limits
 from generator.probes.sandbox import Limits, Sandbox
 from generator.source.fetch import cache_root
-from probe_fixtures import FakeNpm, cached_pi, overlay, probed_map, use_fake_npm
+from probe_fixtures import FakeNpm, overlay, probed_map, use_fake_npm
 
 EXT = "@demo/pi-ext"
 INTEGRITY = {"pi-demo": "sha512-pi", EXT: "sha512-ext"}
@@ -240,14 +240,15 @@ def test_an_extension_probe_sees_the_extension_where_it_sees_pi(tmp_path: Path, 
     assert capsys.readouterr().err == "", "quiet by default"
 
 
-def test_the_site_shows_extension_probes_by_the_extensions_name(tmp_path: Path, npm: FakeNpm) -> None:
+def test_the_site_shows_extension_probes_by_the_extensions_name(tmp_path: Path, npm: FakeNpm, capsys) -> None:
     require("bubblewrap", shutil.which("bwrap") is not None, "probes run in bwrap; apt-get install bubblewrap")
     ext = overlay(tmp_path, "pi-ext", SHOWS, (("loaded", True),))
     demo = probed_map(tmp_path, {"D1": ('console.log(JSON.stringify({ran: true}));\n', (("ran", True),))},
                       overlays=(ext,))
-    cached_pi(demo)
-    shown = site_probes([demo])
+    shown = site_probes([demo], quiet=False)
     assert sorted(shown) == ["D1", "pi-ext"] and shown["pi-ext"].status == "holds"
+    assert capsys.readouterr().err == (f"installing pi-demo@1.0.0 for probes\n"
+                                       f"installing {EXT}@2.0.0 with pi 1.0.0 for its probe\n")
 
 
 def test_an_extension_probe_gets_more_time_than_the_limit_given(tmp_path: Path, npm: FakeNpm,

@@ -219,11 +219,12 @@ def test_pi_is_installed_for_the_probes_and_a_person_told_so(tmp_path: Path, mon
     later = probed_map(tmp_path / "later", {"D1": (VERSION, (("old", False),))}, version="1.2.0")
     assert site_probes([later], quiet=False)["D1"].result == {"old": False, "version": "1.2.0"}
     assert capsys.readouterr().err == "installing pi-demo@1.2.0 for probes\n"
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path / "another-cache"))  # pi at the pin to install too
     assert probe_flips(demo, "1.3.0", quiet=False) == [EditionProbe("D1", "holds", "fails")]
-    assert capsys.readouterr().err == "installing pi-demo@1.3.0 for probes\n"
+    assert capsys.readouterr().err == "installing pi-demo@1.0.0 for probes\ninstalling pi-demo@1.3.0 for probes\n"
     assert run_probes(demo, "1.4.0", quiet=False)[0].version == "1.4.0"
     assert capsys.readouterr().err == "installing pi-demo@1.4.0 for probes\n"
-    assert len(fake.calls) == 4
+    assert len(fake.calls) == 5
 
 
 def test_a_probe_sees_the_probe_settings_and_nothing_else(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -400,6 +401,8 @@ def test_skipped_probes_leave_the_pages_without_results(tmp_path: Path, monkeypa
     assert probe_flips(demo, "1.1.0") == []
     assert capsys.readouterr().err == ("note: probes skipped (DECISION_MAP_SKIP_PROBES is set); the edition records no "
                                        "probe flips\n")
+    assert probe_flips(probed_map(tmp_path / "none", {}, unprobed=("D1",)), "1.1.0") == []
+    assert capsys.readouterr().err == "", "no note where no probe would have run"
 
 
 def test_bump_records_the_probes_whose_outcome_changes(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
