@@ -240,13 +240,17 @@ def test_an_extension_probe_sees_the_extension_where_it_sees_pi(tmp_path: Path, 
     assert capsys.readouterr().err == "", "quiet by default"
 
 
-def test_the_site_shows_extension_probes_by_the_extensions_name(tmp_path: Path, npm: FakeNpm, capsys) -> None:
+def test_the_site_shows_extension_probes_by_the_extensions_name(tmp_path: Path, npm: FakeNpm, capsys,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     require("bubblewrap", shutil.which("bwrap") is not None, "probes run in bwrap; apt-get install bubblewrap")
     ext = overlay(tmp_path, "pi-ext", SHOWS, (("loaded", True),))
     demo = probed_map(tmp_path, {"D1": ('console.log(JSON.stringify({ran: true}));\n', (("ran", True),))},
                       overlays=(ext,))
-    shown = site_probes([demo], quiet=False)
+    shown = site_probes([demo])
     assert sorted(shown) == ["D1", "pi-ext"] and shown["pi-ext"].status == "holds"
+    assert capsys.readouterr().err == "", "quiet by default"
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path / "another-cache"))
+    assert sorted(site_probes([demo], quiet=False)) == ["D1", "pi-ext"]
     assert capsys.readouterr().err == (f"installing pi-demo@1.0.0 for probes\n"
                                        f"installing {EXT}@2.0.0 with pi 1.0.0 for its probe\n")
 

@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import signal
+import tempfile
 import threading
 import time
 import uuid
@@ -136,7 +137,7 @@ def test_an_error_in_a_shared_module_names_the_modules_line(tmp_path: Path) -> N
 
 
 def test_the_first_shared_module_node_names_is_the_one_shown(tmp_path: Path) -> None:
-    run = SandboxRun("", "at b (probes/_b.mjs:7)\nat a (probes/_a.mjs:4)\nat probes/_b.mjs:9\n", 1, 0.1, None, "x")
+    run = SandboxRun("", "at b (probes/_b.mjs:7)\nat a (probes/_a.mjs:4)\nat probes/_b.mjs:7\n", 1, 0.1, None, "x")
     beside = {"_a.mjs": (b"", "probes/_a.mjs"), "_b.mjs": (b"", "probes/_b.mjs"), "_c.mjs": (b"", "probes/_c.mjs")}
     assert probe_run._in_shared(run, beside) == " at probes/_b.mjs:7"
     assert probe_run._in_shared(run, {"_c.mjs": (b"", "probes/_c.mjs")}) == ""
@@ -217,14 +218,20 @@ def test_pi_is_installed_for_the_probes_and_a_person_told_so(tmp_path: Path, mon
     assert [r.status for r in run_probes(demo)] == ["holds"]
     assert len(fake.calls) == 1 and capsys.readouterr().err == "", "quiet by default"
     later = probed_map(tmp_path / "later", {"D1": (VERSION, (("old", False),))}, version="1.2.0")
-    assert site_probes([later], quiet=False)["D1"].result == {"old": False, "version": "1.2.0"}
-    assert capsys.readouterr().err == "installing pi-demo@1.2.0 for probes\n"
+    assert site_probes([later])["D1"].status == "holds"
+    assert capsys.readouterr().err == "", "the site build installs quietly by default"
+    later = probed_map(tmp_path / "later", {"D1": (VERSION, (("old", False),))}, version="1.2.1")
+    assert site_probes([later], quiet=False)["D1"].result == {"old": False, "version": "1.2.1"}
+    assert capsys.readouterr().err == "installing pi-demo@1.2.1 for probes\n"
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path / "a-cache"))
+    assert probe_flips(demo, "1.3.0") == [EditionProbe("D1", "holds", "fails")]
+    assert capsys.readouterr().err == "", "bump installs quietly by default"
     monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path / "another-cache"))  # pi at the pin to install too
     assert probe_flips(demo, "1.3.0", quiet=False) == [EditionProbe("D1", "holds", "fails")]
     assert capsys.readouterr().err == "installing pi-demo@1.0.0 for probes\ninstalling pi-demo@1.3.0 for probes\n"
     assert run_probes(demo, "1.4.0", quiet=False)[0].version == "1.4.0"
     assert capsys.readouterr().err == "installing pi-demo@1.4.0 for probes\n"
-    assert len(fake.calls) == 5
+    assert len(fake.calls) == 8
 
 
 def test_a_probe_sees_the_probe_settings_and_nothing_else(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -281,14 +288,19 @@ def test_a_cache_that_cannot_be_written_costs_only_a_rerun(tmp_path: Path, capsy
     assert run_probes(demo)[0].cached is False
 
 
-def test_a_remembered_result_is_written_whole(tmp_path: Path) -> None:
+def test_a_remembered_result_is_written_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture) -> None:
     demo = probed_map(tmp_path, {"D1": (HOLDS, ())})
     cached_pi(demo)
+    # written beside its final name and renamed: the system's temporary folder may be another file
+    # system (a tmpfs), where the rename would fail; here it is not even there
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-temporary-folder"))
     [result] = run_probes(demo)
     folder = probe_run.cache_root() / "probes"
     [remembered] = folder.iterdir()
     assert remembered.suffix == ".json" and len(remembered.stem) == 24
     assert json.loads(remembered.read_text()) == {"result": {"ran": True, "count": 2}, "seconds": result.seconds}
+    assert capsys.readouterr().err == ""
 
 
 # --- stopping `probe` ----------------------------------------------------------------------------
