@@ -136,6 +136,27 @@ def test_an_error_in_a_shared_module_names_the_modules_line(tmp_path: Path) -> N
                               "decisions/demo/probes/_session.mjs:3 (run with pi 1.0.0)")
 
 
+def test_a_shared_module_that_cannot_be_read_is_an_error_before_anything_runs(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    demo = probed_map(tmp_path, {"D1": ('import { open } from "./_session.mjs";\nopen();\n', ())})
+    shared = script_of(tmp_path, "D1").parent / "_session.mjs"
+    shared.write_text("export function open() {}\n")
+    cached_pi(demo)
+    read_bytes = Path.read_bytes
+
+    def unreadable(path: Path) -> bytes:  # as a user without the right to read it (the tests run as root)
+        if path == shared:
+            raise PermissionError(13, "Permission denied", str(path))
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", unreadable)
+    [result] = run_probes(demo)
+    assert result == ProbeResult("demo", "D1", "error", "what D1 shows", {}, 0.0, PIN, script_of(tmp_path, "D1"),
+                                 reason="cannot read a module it imports: Permission denied",
+                                 sandbox=choose_sandbox().name)
+    assert not (probe_run.cache_root() / "probes").exists(), "nothing ran, nothing is remembered"
+
+
 def test_the_first_shared_module_node_names_is_the_one_shown(tmp_path: Path) -> None:
     run = SandboxRun("", "at b (probes/_b.mjs:7)\nat a (probes/_a.mjs:4)\nat probes/_b.mjs:7\n", 1, 0.1, None, "x")
     beside = {"_a.mjs": (b"", "probes/_a.mjs"), "_b.mjs": (b"", "probes/_b.mjs"), "_c.mjs": (b"", "probes/_c.mjs")}
