@@ -26,7 +26,7 @@ from generator.probes import run as probe_run
 from generator.probes.install import PiInstall
 from generator.probes.run import (ProbeFailure, ProbeResult, ProbesStopped, check_ids, probe_flips, probed_entries,
                                   require_holding, run_probes, same_value, site_probes)
-from generator.probes.sandbox import WEAK_WARNING, Limits, SandboxRun, choose_sandbox
+from generator.probes.sandbox import WEAK_WARNING, Limits, SandboxRun, choose_sandbox, stop_every_run
 from generator.probes.install import find_node
 from probe_fixtures import PIN, FakeNpm, cached_pi, probed_map, use_fake_npm
 
@@ -360,6 +360,27 @@ def test_probe_stopped_by_sigterm_ends_every_sandbox_and_gives_the_signal_back(t
         assert again.status == "holds", "a later run in the same process runs"
     finally:
         signal.signal(signal.SIGTERM, kept)
+
+
+def test_a_probe_not_started_when_probe_is_stopped_never_starts(tmp_path: Path) -> None:
+    marker = f"probe-{uuid.uuid4().hex}"
+    hang = ('import { spawn } from "node:child_process";\n'
+            f'spawn("sh", ["-c", "sleep 60; echo {marker}"]);\nsetInterval(() => {{}}, 1000);\n')
+    demo = probed_map(tmp_path, {"D1": (hang, ()), "D2": (hang, ()), "D3": (hang + "// D3\n", ())})
+    cached_pi(demo)
+
+    def stop_when_running() -> None:  # what SIGINT's handler does (two probes run at a time)
+        deadline = time.monotonic() + 30
+        while len(live_with(marker)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        stop_every_run()
+
+    threading.Thread(target=stop_when_running, daemon=True).start()
+    results = by_id(run_probes(demo, limits=Limits(seconds=20)))
+    assert [results[i].status for i in ("D1", "D2")] == ["error", "error"], "ended with what they started"
+    assert results["D3"] == ProbeResult("demo", "D3", "error", "what D3 shows", {}, 0.0, PIN, script_of(tmp_path, "D3"),
+                                        reason="not run: probe was stopped", sandbox=choose_sandbox().name)
+    assert live_with(marker) == []
 
 
 def test_outside_the_main_thread_no_signal_is_taken(tmp_path: Path) -> None:
