@@ -67,7 +67,8 @@ def test_each_probe_holds_fails_or_says_why_it_could_not_run(tmp_path: Path) -> 
         "D3": ('const a = 1;\nthrow new Error("boom");\n', (("ran", True),)),
         "D4": (None, (("ran", True),)),
         "D5": ("\n", (("ran", True),)),
-        "D6": ('console.log("{}");\nconsole.log("  done with it" + " and more".repeat(20) + "  ");\n\n', ()),
+        "D6": ('console.log("{}");\nconsole.log("middle");\nconsole.log("  done with it" + " and more".repeat(20) + "  ");'
+               '\n\n', ()),
         "D7": ("console.log(JSON.stringify([1, 2]));\n", ()),
     }, unprobed=("D8",))
     cached_pi(demo)
