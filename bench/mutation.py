@@ -57,6 +57,8 @@ CORE = {
 # folders written, the probes' sandbox and limits) and the reader's page (a failed build keeps the
 # old site, leaked markup fails it, every page's escaping and links). Some are measured on part of
 # their functions, said where they are listed: the rest needs the registry, or reaches every page.
+# The probes' runs are measured with a stand-in for pi laid into the test's cache and run in the
+# real sandbox (tests/probe_fixtures.py); pi itself, from the registry, is left to the network tests.
 GUARDS = {
     # fetch: what keeps a hostile or broken download off the machine and the cache whole (the
     # tarball's integrity, the source maps' paths, the locked atomic publish, the digests), and how
@@ -78,6 +80,17 @@ GUARDS = {
     # limits); running in it needs pi from the registry (the network tests), not measured here
     "generator/probes/sandbox.py": ["Limits.from_environment", "choose_sandbox", "_working_bwrap"],
     "generator/site/search_index.py": ["*"],
+    # how a refused input reads (path:line: what, relative to where the command runs, in order)
+    "generator/errors.py": ["*"],
+    # the control group bounding a probe's whole tree: the hierarchy found, the limits written, the
+    # tree killed and the group removed, what it ran out of, the groups a killed `probe` left
+    "generator/probes/limits.py": ["*"],
+    # an extension's probe: which are run, pi and the extension installed together (npm a stand-in
+    # that lays the packages: the lockfile's checks, the refusals, the install reused), the run
+    "generator/probes/extension.py": ["*"],
+    # a map's probes: the verdicts and what they say, the remembered results and their key, time
+    # and output limits, `probe` stopped by a signal, the site build and `bump` (all in the sandbox)
+    "generator/probes/run.py": ["*"],
     "generator/citations/leads.py": ["*"], "generator/extensions/levers.py": ["*"],
     "generator/extensions/patterns.py": ["*"],  # the code patterns `levers` finds (its inline tests)
     # the pages' escaping filters, an npm extension's page and the index, the code before and after an
@@ -190,6 +203,13 @@ TESTS = {
         "test_search_words_are_split_as_materials_search_splits_them",
         "test_a_word_family_holds_the_forms_a_reader_types",
         "test_an_entry_hit_carries_the_other_forms_of_its_words_where_they_weigh_as_its_own"))],
+    # the messages on their own (every other test reaches them too, none asks more of them)
+    "generator/errors.py": ["tests/test_errors.py"],
+    # fake control-group trees, and one real group of this machine's
+    "generator/probes/limits.py": ["tests/test_probe_limits.py"],
+    "generator/probes/extension.py": ["tests/test_probe_extension.py"],
+    # (the extension's tests reach run_probes and site_probes too)
+    "generator/probes/run.py": ["tests/test_probe_run.py", "tests/test_probe_extension.py"],
     "generator/citations/leads.py": ["tests/test_leads.py"],
     # the inline packages of test_levers.py, and the command with the registry faked (test_levers_command.py)
     "generator/extensions/levers.py": ["tests/test_levers.py", "tests/test_levers_command.py"],

@@ -140,7 +140,7 @@ def _open(final: Path, wanted: dict[str, str]) -> PiInstall | None:
             meta = json.loads((final / "node_modules" / package / "package.json").read_text(encoding="utf-8"))
             if meta.get("version") != version:
                 return None
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):  # (a manifest that is no JSON object)
         return None
     pi_version = next(iter(wanted.values()))
     return PiInstall(final, pi_version, tuple(sorted(wanted)), manifest["lock_sha256"][:16])

@@ -1,0 +1,278 @@
+"""An extension's probe (generator/probes/extension.py) without the registry: `npm install` is a
+stand-in that lays the packages asked for and writes the lockfile (probe_fixtures.FakeNpm); the
+rest is the real code: which extensions are probed, the install of pi and the extension together
+(its folder, its manifest, the lockfile's checks and the refusals), the install reused, and the
+probe run in the real sandbox with the extension where it sees pi."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import require
+from generator.errors import FetchError
+from generator.probes import extension
+from generator.probes.extension import (EXTENSION_SECONDS, extension_limits, install_extension, probed_extensions,
+                                        run_extension_probes)
+from generator.probes.install import find_node
+from generator.probes.run import site_probes
+from generator.probes.limits import tree_limits
+from generator.probes.sandbox import Limits, Sandbox
+from generator.source.fetch import cache_root
+from probe_fixtures import FakeNpm, overlay, probed_map, use_fake_npm
+
+EXT = "@demo/pi-ext"
+INTEGRITY = {"pi-demo": "sha512-pi", EXT: "sha512-ext"}
+REGISTRY = {"pi-demo": "sha512-pi"}
+SHOWS = ('import { readFileSync } from "node:fs";\nimport { here } from "@demo/pi-ext";\n'
+         'const version = (p) => JSON.parse(readFileSync(`node_modules/${p}/package.json`, "utf8")).version;\n'
+         'console.log(JSON.stringify({loaded: here, ext: version("@demo/pi-ext"), pi: version("pi-demo")}));\n')
+
+
+@pytest.fixture(autouse=True)
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    for name in ("DECISION_MAP_PROBE_CACHE", "DECISION_MAP_SKIP_PROBES", "DECISION_MAP_PROBE_SANDBOX",
+                 "DECISION_MAP_PROBE_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def npm(monkeypatch: pytest.MonkeyPatch) -> FakeNpm:
+    fake = FakeNpm(INTEGRITY)
+    fake.asked = use_fake_npm(monkeypatch, fake, REGISTRY)
+    return fake
+
+
+def demo_with(tmp_path: Path, *overlays):
+    return probed_map(tmp_path, {}, overlays=tuple(overlays))
+
+
+def folder_of(integrity: str = "sha512-ext", version: str = "2.0.0") -> Path:
+    ident = json.dumps([1, sorted({"pi-demo": "1.0.0", EXT: version}.items()), integrity])
+    return cache_root() / "installs" / "ext-demo+pi-ext" / hashlib.sha256(ident.encode()).hexdigest()[:16]
+
+
+# --- which extensions ------------------------------------------------------------------------------
+
+
+def test_only_pinned_extensions_with_a_probe_are_probed_by_name(tmp_path: Path) -> None:
+    demo = demo_with(tmp_path, overlay(tmp_path, "zeta", None, ()), overlay(tmp_path, "alpha", None, ()),
+                     overlay(tmp_path, "unpinned", None, (), integrity=None),
+                     overlay(tmp_path, "unprobed", None, (), probe=False))
+    assert [o.extension for o in probed_extensions(demo)] == ["alpha", "zeta"]
+    assert [o.extension for o in probed_extensions(demo, ["zeta", "unpinned"])] == ["zeta"]
+    assert probed_extensions(demo, []) == []
+
+
+def test_an_extension_probe_has_room_to_compile_unless_a_person_set_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert extension_limits(Limits(seconds=5, heap_mb=100)) == Limits(seconds=EXTENSION_SECONDS, heap_mb=100)
+    assert extension_limits(Limits(seconds=900)).seconds == 900
+    monkeypatch.setenv("DECISION_MAP_PROBE_TIMEOUT", "  ")
+    assert extension_limits(Limits(seconds=5)).seconds == EXTENSION_SECONDS, "blank is unset"
+    monkeypatch.setenv("DECISION_MAP_PROBE_TIMEOUT", "5")
+    assert extension_limits(Limits(seconds=5)).seconds == 5
+
+
+# --- the install ---------------------------------------------------------------------------------
+
+
+def test_pi_and_the_extension_are_installed_together_without_running_their_scripts(tmp_path: Path, npm: FakeNpm,
+                                                                                   capsys) -> None:
+    ext = overlay(tmp_path, "pi-ext", None, ())
+    demo = demo_with(tmp_path, ext)
+    node = find_node()
+    install = install_extension(demo, ext, node)
+    [call] = npm.calls
+    assert call["args"][:6] == ["install", "--ignore-scripts", "--legacy-peer-deps", "--save-exact", "--no-audit",
+                                "--no-fund"]
+    assert call["args"][6:] == ["--package-lock=true", "pi-demo@1.0.0", f"{EXT}@2.0.0"]
+    assert call["what"] == f"pi-demo@1.0.0, {EXT}@2.0.0" and call["npm"] == list(node.npm)
+    assert call["env"]["PATH"] == f"{node.bin_dir}:{os.environ['PATH']}", "its Node first, then the user's PATH"
+    assert npm.asked == [("pi-demo@1.0.0", list(node.npm))], "the registry is asked with the same npm"
+    assert [call["env"][f"npm_config_{k}"] for k in ("update_notifier", "fund", "audit")] == ["false"] * 3
+    final = folder_of()
+    assert install.root == final and install.version == "1.0.0" and install.packages == (EXT, "pi-demo")
+    lock = (final / "package-lock.json").read_bytes()
+    assert install.digest == hashlib.sha256(lock).hexdigest()[:16]
+    assert json.loads((final / "package.json").read_text()) == {"name": "pi-extension-probe", "private": True}
+    assert json.loads((final / ".decision-map-install.json").read_text()) == {
+        "format": 1, "packages": {"pi-demo": "1.0.0", EXT: "2.0.0"}, "lock_sha256": hashlib.sha256(lock).hexdigest()}
+    assert capsys.readouterr().err == "", "quiet by default"
+    assert install_extension(demo, ext) == install and len(npm.calls) == 1, "the finished install is reused"
+
+
+def test_without_a_path_npm_gets_nodes_folder_and_the_default_path(tmp_path: Path, npm: FakeNpm,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    ext = overlay(tmp_path, "pi-ext", None, ())
+    node = find_node()
+    monkeypatch.delenv("PATH")
+    install_extension(demo_with(tmp_path, ext), ext, node)
+    assert npm.calls[0]["env"]["PATH"] == f"{node.bin_dir}:{os.defpath}"
+
+
+def test_a_person_is_told_what_is_installed(tmp_path: Path, npm: FakeNpm, capsys) -> None:
+    ext = overlay(tmp_path, "pi-ext", None, ())
+    install_extension(demo_with(tmp_path, ext), ext, quiet=False)
+    assert capsys.readouterr().err == f"installing {EXT}@2.0.0 with pi 1.0.0 for its probe\n"
+
+
+def test_another_pin_is_another_install(tmp_path: Path, npm: FakeNpm) -> None:
+    ext = overlay(tmp_path, "pi-ext", None, ())
+    demo = demo_with(tmp_path, ext)
+    first = install_extension(demo, ext)
+    npm.integrity = {**INTEGRITY, EXT: "sha512-other"}
+    other = overlay(tmp_path, "pi-ext", None, (), integrity="sha512-other")
+    assert install_extension(demo, other).root == folder_of("sha512-other") != first.root
+    newer = overlay(tmp_path, "pi-ext", None, (), version="2.1.0")
+    npm.integrity = INTEGRITY
+    assert install_extension(demo, newer).root == folder_of(version="2.1.0")
+    assert len(npm.calls) == 3
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda rows: rows[f"node_modules/{EXT}"].update(version="2.0.1"),
+     f"{EXT}@2.0.0: npm installed version '2.0.1' instead"),
+    (lambda rows: rows.pop("node_modules/pi-demo"), "pi-demo@1.0.0: npm installed version None instead"),
+    (lambda rows: rows[f"node_modules/{EXT}"].update(integrity="sha512-tampered"),
+     f"{EXT}@2.0.0: the installed package's integrity is not the pinned's one; refusing to use it"),
+    (lambda rows: rows["node_modules/pi-demo"].update(integrity="sha512-tampered"),
+     "pi-demo@1.0.0: the installed package's integrity is not the registry's one; refusing to use it"),
+    (lambda rows: rows.update({"node_modules/dep": {"version": "1.0.0"}}),
+     "package-lock.json records no integrity for node_modules/dep; refusing to use the install"),
+])
+def test_an_install_the_lockfile_does_not_vouch_for_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               edit, message: str) -> None:
+    use_fake_npm(monkeypatch, FakeNpm(INTEGRITY, lock=edit), REGISTRY)
+    ext = overlay(tmp_path, "pi-ext", None, ())
+    with pytest.raises(FetchError) as refused:
+        install_extension(demo_with(tmp_path, ext), ext)
+    assert str(refused.value) == message
+    assert not folder_of().exists(), "nothing refused is kept"
+
+
+def test_linked_packages_and_the_root_need_no_integrity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_fake_npm(monkeypatch, FakeNpm(INTEGRITY, lock=lambda rows: rows.update(
+        {"node_modules/local": {"link": True, "resolved": "../local"}})), REGISTRY)
+    ext = overlay(tmp_path, "pi-ext", None, ())
+    assert install_extension(demo_with(tmp_path, ext), ext).root == folder_of()
+
+
+@pytest.mark.parametrize("lock", [None, "not json", '{"lockfileVersion": 3}'])
+def test_no_readable_lockfile_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lock: str | None) -> None:
+    fake = FakeNpm(INTEGRITY)
+
+    def npm_without_lock(args, what, npm, *, cwd, env):
+        fake(args, what, npm, cwd=cwd, env=env)
+        (cwd / "package-lock.json").unlink()
+        if lock is not None:
+            (cwd / "package-lock.json").write_text(lock)
+
+    use_fake_npm(monkeypatch, npm_without_lock, REGISTRY)
+    ext = overlay(tmp_path, "pi-ext", None, ())
+    with pytest.raises(FetchError, match=f"^npm wrote no readable package-lock.json for {EXT}@2.0.0$"):
+        install_extension(demo_with(tmp_path, ext), ext)
+
+
+def test_an_install_whose_packages_disagree_with_its_lockfile_fails_its_own_check(tmp_path: Path,
+                                                                                  monkeypatch) -> None:
+    use_fake_npm(monkeypatch, FakeNpm(INTEGRITY, versions={EXT: "9.9.9"}), REGISTRY)
+    ext = overlay(tmp_path, "pi-ext", None, ())
+    with pytest.raises(FetchError, match=f"^the install at {re.escape(str(folder_of()))} failed its own check right "
+                                         "after it was written$"):
+        install_extension(demo_with(tmp_path, ext), ext)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda final: (final / "package-lock.json").write_text('{"packages": {}}'),
+    lambda final: (final / "node_modules" / EXT / "package.json").write_text('{"version": "2.0.1"}'),
+    lambda final: (final / "node_modules" / "pi-demo" / "package.json").unlink(),
+    lambda final: (final / ".decision-map-install.json").write_text(
+        (final / ".decision-map-install.json").read_text().replace('"format": 1', '"format": 0')),
+    lambda final: (final / ".decision-map-install.json").write_text(
+        (final / ".decision-map-install.json").read_text().replace('"1.0.0"', '"1.0.1"')),
+    lambda final: (final / ".decision-map-install.json").write_text('{"format": 1, "packages": {}}'),
+    lambda final: (final / ".decision-map-install.json").write_text("[]"),
+    lambda final: (final / ".decision-map-install.json").unlink(),
+])
+def test_a_damaged_install_is_installed_again(tmp_path: Path, npm: FakeNpm, damage) -> None:
+    ext = overlay(tmp_path, "pi-ext", None, ())
+    demo = demo_with(tmp_path, ext)
+    first = install_extension(demo, ext)
+    damage(first.root)
+    assert install_extension(demo, ext) == first and len(npm.calls) == 2
+
+
+def test_an_install_missing_a_key_of_its_manifest_is_installed_again(tmp_path: Path, npm: FakeNpm) -> None:
+    ext = overlay(tmp_path, "pi-ext", None, ())
+    demo = demo_with(tmp_path, ext)
+    first = install_extension(demo, ext)
+    manifest = first.root / ".decision-map-install.json"
+    manifest.write_text(json.dumps({k: v for k, v in json.loads(manifest.read_text()).items() if k != "lock_sha256"}))
+    assert install_extension(demo, ext) == first and len(npm.calls) == 2
+
+
+# --- the probe run -------------------------------------------------------------------------------
+
+
+def test_an_extension_probe_sees_the_extension_where_it_sees_pi(tmp_path: Path, npm: FakeNpm, capsys) -> None:
+    require("bubblewrap", shutil.which("bwrap") is not None, "probes run in bwrap; apt-get install bubblewrap")
+    ext = overlay(tmp_path, "pi-ext", SHOWS, (("loaded", True), ("pi", "1.0.0")))
+    other = overlay(tmp_path, "other-ext", 'console.log(JSON.stringify({loaded: false}));\n', (("loaded", True),))
+    demo = demo_with(tmp_path, ext, other)
+    npm_calls = []
+    [result] = run_extension_probes(demo, ["pi-ext"])
+    assert (result.id, result.status, result.claim, result.map) == ("pi-ext", "holds", "what pi-ext changes", "demo")
+    assert result.result == {"loaded": True, "ext": "2.0.0", "pi": "1.0.0"}
+    assert result.script == tmp_path / "decisions" / "demo" / "extensions" / "probes" / "pi-ext.mjs"
+    assert result.version == "1.0.0" and not result.cached
+    npm_calls.append(len(npm.calls))
+    both = run_extension_probes(demo)
+    assert [(r.id, r.status, r.cached) for r in both] == [("other-ext", "fails", False), ("pi-ext", "holds", True)]
+    assert npm_calls == [1] and len(npm.calls) == 2, "pi-ext's install was reused, other-ext got its own"
+    assert capsys.readouterr().err == "", "quiet by default"
+
+
+def test_the_site_shows_extension_probes_by_the_extensions_name(tmp_path: Path, npm: FakeNpm, capsys,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    require("bubblewrap", shutil.which("bwrap") is not None, "probes run in bwrap; apt-get install bubblewrap")
+    ext = overlay(tmp_path, "pi-ext", SHOWS, (("loaded", True),))
+    demo = probed_map(tmp_path, {"D1": ('console.log(JSON.stringify({ran: true}));\n', (("ran", True),))},
+                      overlays=(ext,))
+    shown = site_probes([demo])
+    assert sorted(shown) == ["D1", "pi-ext"] and shown["pi-ext"].status == "holds"
+    assert capsys.readouterr().err == "", "quiet by default"
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path / "another-cache"))
+    assert sorted(site_probes([demo], quiet=False)) == ["D1", "pi-ext"]
+    assert capsys.readouterr().err == (f"installing pi-demo@1.0.0 for probes\n"
+                                       f"installing {EXT}@2.0.0 with pi 1.0.0 for its probe\n")
+
+
+def test_an_extension_probe_gets_more_time_than_the_limit_given(tmp_path: Path, npm: FakeNpm,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    require("bubblewrap", shutil.which("bwrap") is not None, "probes run in bwrap; apt-get install bubblewrap")
+    slow = ("await new Promise((done) => setTimeout(done, 1500));\n"
+            "console.log(JSON.stringify({compiled: true}));\n")
+    demo = demo_with(tmp_path, overlay(tmp_path, "pi-ext", slow, (("compiled", True),)))
+    assert run_extension_probes(demo, limits=Limits(seconds=1), use_cache=False)[0].status == "holds"
+    [capped] = run_extension_probes(demo, limits=Limits(seconds=1, output_bytes=10), use_cache=False)
+    assert capped.reason.startswith("the probe printed more than 10 bytes"), "the other limits given hold"
+    monkeypatch.setenv("DECISION_MAP_PROBE_TIMEOUT", "1")
+    [result] = run_extension_probes(demo, use_cache=False)
+    assert result.reason.startswith("the probe did not finish within 1 s")
+
+
+def test_the_run_uses_the_sandbox_given_and_tells_a_person_what_it_installs(tmp_path: Path, npm: FakeNpm,
+                                                                           capsys) -> None:
+    demo = demo_with(tmp_path, overlay(tmp_path, "pi-ext", SHOWS, (("loaded", True),)))
+    weak = Sandbox("node-only", tree_limits())
+    [result] = run_extension_probes(demo, quiet=False, sandbox=weak)
+    assert (result.status, result.sandbox) == ("holds", weak.name)
+    assert capsys.readouterr().err == f"installing {EXT}@2.0.0 with pi 1.0.0 for its probe\n"

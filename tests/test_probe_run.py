@@ -1,0 +1,483 @@
+"""Running a map's probes (generator/probes/run.py) without the registry: tiny probe scripts run by
+`probe`'s own code in the real sandbox against a stand-in for pi laid into the test's cache
+(probe_fixtures.py). What a person reads of each run: holds, fails with what differed, or could
+not run and why, at which line; what is remembered and when a probe runs again; the site build
+and `bump` refusing or recording what the probes say; `probe` stopped mid-run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from conftest import live_with, require
+from generator.errors import Problem, UsageError
+from generator.map.model import EditionProbe
+from generator.probes import run as probe_run
+from generator.probes.install import PiInstall
+from generator.probes.run import (ProbeFailure, ProbeResult, ProbesStopped, check_ids, probe_flips, probed_entries,
+                                  require_holding, run_probes, same_value, site_probes)
+from generator.probes.sandbox import WEAK_WARNING, Limits, SandboxRun, choose_sandbox, stop_every_run
+from generator.probes.install import find_node
+from probe_fixtures import PIN, FakeNpm, cached_pi, probed_map, use_fake_npm
+
+HOLDS = 'console.log("starting");\nconsole.log(JSON.stringify({ran: true, count: 2}));\n'
+RANDOM = "console.log(JSON.stringify({ran: true, n: Math.random()}));\n"
+VERSION = ('import { version } from "pi-demo";\n'
+           'console.log(JSON.stringify({old: version === "1.0.0", version}));\n')
+
+
+@pytest.fixture(autouse=True)
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    require("bubblewrap", shutil.which("bwrap") is not None, "probes run in bwrap; apt-get install bubblewrap")
+    monkeypatch.chdir(tmp_path)
+    for name in ("DECISION_MAP_PROBE_CACHE", "DECISION_MAP_SKIP_PROBES", "DECISION_MAP_PROBE_SANDBOX",
+                 "DECISION_MAP_PROBE_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
+    for name in [n for n in os.environ if n.startswith("PROBE_")]:
+        monkeypatch.delenv(name)
+    return tmp_path
+
+
+def by_id(results: list[ProbeResult]) -> dict[str, ProbeResult]:
+    return {r.id: r for r in results}
+
+
+def script_of(tmp_path: Path, entry_id: str) -> Path:
+    return tmp_path / "decisions" / "demo" / "probes" / f"{entry_id}.mjs"
+
+
+# --- one run: holds, fails, or could not run --------------------------------------------------------
+
+
+def test_each_probe_holds_fails_or_says_why_it_could_not_run(tmp_path: Path) -> None:
+    demo = probed_map(tmp_path, {
+        "D1": (HOLDS, (("ran", True), ("count", 2))),
+        "D2": ('console.log(JSON.stringify({ran: 1, said: "x"}));\n',
+               (("ran", True), ("said", "y"), ("missing", None))),
+        "D3": ('const a = 1;\nthrow new Error("boom");\n', (("ran", True),)),
+        "D4": (None, (("ran", True),)),
+        "D5": ("\n", (("ran", True),)),
+        "D6": ('console.log("{}");\nconsole.log("middle");\nconsole.log("  done with it" + " and more".repeat(20) + "  ");'
+               '\n\n', ()),
+        "D7": ("console.log(JSON.stringify([1, 2]));\n", ()),
+    }, unprobed=("D8",))
+    cached_pi(demo)
+    results = run_probes(demo)
+    assert [r.id for r in results] == ["D1", "D2", "D3", "D4", "D5", "D6", "D7"], "the map's order, probed only"
+    r = by_id(results)
+    sandbox = choose_sandbox().name
+    assert r["D1"] == ProbeResult("demo", "D1", "holds", "what D1 shows", {"ran": True, "count": 2}, r["D1"].seconds,
+                                  PIN, script_of(tmp_path, "D1"), sandbox=sandbox, expect=(("ran", True), ("count", 2)))
+    assert r["D1"].seconds > 0 and r["D1"].message is None
+    assert r["D2"].status == "fails" and r["D2"].result == {"ran": 1, "said": "x"}
+    assert r["D2"].message == ('decisions/demo/probes/D2.mjs: does not hold with pi 1.0.0: ran: expected true, got 1; '
+                               'said: expected "y", got "x"; missing: expected null, got nothing')
+    assert r["D2"].seconds > 0 and not r["D2"].cached and r["D2"].line == 0
+    assert (r["D3"].status, r["D3"].line, r["D3"].result) == ("error", 2, {})
+    assert r["D3"].message == ("decisions/demo/probes/D3.mjs:2: the probe failed (exit code 1): Error: boom "
+                               "(run with pi 1.0.0)")
+    assert r["D3"].seconds > 0 and r["D3"].sandbox == sandbox and r["D3"].claim == "what D3 shows"
+    assert r["D4"].message == ("decisions/demo/probes/D4.mjs: cannot read the probe: No such file or directory; "
+                               "write it (see CONTRIBUTING.md)")
+    assert (r["D4"].status, r["D4"].seconds, r["D4"].result, r["D4"].sandbox) == ("error", 0.0, {}, sandbox)
+    assert r["D5"].reason == ("the probe printed nothing; print one JSON object (the result) as the last line of its "
+                              "output (run with pi 1.0.0)")
+    assert r["D6"].reason == ("the probe did not end with a JSON object (its last line is 'done with it and more and "
+                              "more and more and more and more an'); print the result with "
+                              "console.log(JSON.stringify(result)) last (run with pi 1.0.0)")
+    assert r["D7"].reason == ('the probe printed JSON that is not an object as its last line; print an object such as '
+                              '{"ran": true} (run with pi 1.0.0)')
+    assert all(r[i].status == "error" and r[i].result == {} for i in ("D5", "D6", "D7"))
+
+
+def test_only_the_probes_asked_for_run_in_the_maps_order(tmp_path: Path) -> None:
+    demo = probed_map(tmp_path, {"D1": (HOLDS, ()), "D2": (HOLDS, ()), "D3": (None, ())}, unprobed=("D4",))
+    cached_pi(demo)
+    assert [r.id for r in run_probes(demo, ids=["D3", "D1", "D4"])] == ["D1", "D3"]
+    assert [e.id for e in probed_entries(demo)] == ["D1", "D2", "D3"]
+    assert [e.id for e in probed_entries(demo, ["D2"])] == ["D2"]
+    assert run_probes(probed_map(tmp_path / "none", {}, unprobed=("D1",))) == [], "nothing to run, nothing installed"
+
+
+def test_a_probe_past_its_time_or_output_is_stopped_and_says_so(tmp_path: Path) -> None:
+    demo = probed_map(tmp_path, {"D1": ("setInterval(() => {}, 1000);\n", ()),
+                                 "D2": ('console.log("x".repeat(5000));\n', ())})
+    cached_pi(demo)
+    r = by_id(run_probes(demo, limits=Limits(seconds=1, output_bytes=1000)))
+    assert r["D1"].reason.startswith("the probe did not finish within 1 s and was stopped with every process it "
+                                     "started")
+    assert r["D1"].seconds >= 1
+    assert r["D2"].reason.startswith("the probe printed more than 1,000 bytes and was stopped")
+
+
+def test_a_bad_time_limit_in_the_environment_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    demo = probed_map(tmp_path, {"D1": (HOLDS, ())})
+    monkeypatch.setenv("DECISION_MAP_PROBE_TIMEOUT", "0")
+    with pytest.raises(UsageError, match="DECISION_MAP_PROBE_TIMEOUT=0"):
+        run_probes(demo)
+
+
+def test_an_error_in_a_shared_module_names_the_modules_line(tmp_path: Path) -> None:
+    demo = probed_map(tmp_path, {"D1": ('import { open } from "./_session.mjs";\nopen();\n', ())})
+    (script_of(tmp_path, "D1").parent / "_session.mjs").write_text(
+        'export function open() {\n  const a = 1;\n  throw new Error("no session");\n}\n')
+    cached_pi(demo)
+    [result] = run_probes(demo)
+    assert result.message == ("decisions/demo/probes/D1.mjs:2: the probe failed (exit code 1): Error: no session at "
+                              "decisions/demo/probes/_session.mjs:3 (run with pi 1.0.0)")
+
+
+def test_a_shared_module_that_cannot_be_read_is_an_error_before_anything_runs(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    demo = probed_map(tmp_path, {"D1": ('import { open } from "./_session.mjs";\nopen();\n', ())})
+    shared = script_of(tmp_path, "D1").parent / "_session.mjs"
+    shared.write_text("export function open() {}\n")
+    cached_pi(demo)
+    read_bytes = Path.read_bytes
+
+    def unreadable(path: Path) -> bytes:  # as a user without the right to read it (the tests run as root)
+        if path == shared:
+            raise PermissionError(13, "Permission denied", str(path))
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", unreadable)
+    [result] = run_probes(demo)
+    assert result == ProbeResult("demo", "D1", "error", "what D1 shows", {}, 0.0, PIN, script_of(tmp_path, "D1"),
+                                 reason="cannot read a module it imports: Permission denied",
+                                 sandbox=choose_sandbox().name)
+    assert not (probe_run.cache_root() / "probes").exists(), "nothing ran, nothing is remembered"
+
+
+def test_the_first_shared_module_node_names_is_the_one_shown(tmp_path: Path) -> None:
+    run = SandboxRun("", "at b (probes/_b.mjs:7)\nat a (probes/_a.mjs:4)\nat probes/_b.mjs:7\n", 1, 0.1, None, "x")
+    beside = {"_a.mjs": (b"", "probes/_a.mjs"), "_b.mjs": (b"", "probes/_b.mjs"), "_c.mjs": (b"", "probes/_c.mjs")}
+    assert probe_run._in_shared(run, beside) == " at probes/_b.mjs:7"
+    assert probe_run._in_shared(run, {"_c.mjs": (b"", "probes/_c.mjs")}) == ""
+    assert probe_run._in_shared(run, {}) == ""
+
+
+def test_without_the_sandbox_the_run_warns_what_it_does_not_protect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture) -> None:
+    demo = probed_map(tmp_path, {"D1": (HOLDS, (("ran", True),))})
+    cached_pi(demo)
+    monkeypatch.setenv("DECISION_MAP_PROBE_SANDBOX", "node-only")
+    [result] = run_probes(demo)
+    assert result.status == "holds" and result.sandbox.startswith("node-only+")
+    assert WEAK_WARNING in capsys.readouterr().err
+    monkeypatch.delenv("DECISION_MAP_PROBE_SANDBOX")
+    [result] = run_probes(demo)
+    assert result.sandbox.startswith("bwrap+") and WEAK_WARNING not in capsys.readouterr().err
+    assert result.cached is False, "what ran without the sandbox is not taken for what runs in it"
+
+
+# --- remembered results ---------------------------------------------------------------------------
+
+
+def test_a_result_is_remembered_until_what_ran_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    demo = probed_map(tmp_path, {"D1": (RANDOM, (("ran", True),)), "D2": (RANDOM + "// D2\n", (("ran", False),))})
+    cached_pi(demo)
+    cached_pi(demo, "1.1.0")
+    first = by_id(run_probes(demo))
+    again = by_id(run_probes(demo))
+    assert [again[i].cached for i in ("D1", "D2")] == [True, True], "a fail is remembered too"
+    assert again["D1"] == replace(first["D1"], cached=True), "the same result, and the time it took then"
+    assert again["D2"] == replace(first["D2"], cached=True)
+
+    def n_now(**changes) -> tuple[bool, float]:
+        [r] = run_probes(demo, ids=["D1"], **changes)
+        return r.cached, r.result["n"]
+
+    n = first["D1"].result["n"]
+    assert n_now(use_cache=False)[0] is False
+    assert n_now() == (True, n), "a run without the cache remembers nothing"
+    monkeypatch.setenv("DECISION_MAP_PROBE_CACHE", "off")
+    assert n_now()[0] is False
+    monkeypatch.setenv("DECISION_MAP_PROBE_CACHE", "on")
+    assert n_now() == (True, n)
+    assert n_now(target="1.1.0")[0] is False, "another version of pi"
+    install = PiInstall(cached_pi(demo), PIN, ("pi-demo",), "another-digest")
+    assert n_now(install=install)[0] is False, "another install"
+    monkeypatch.setenv("PROBE_DEPTH", "3")
+    assert n_now()[0] is False, "other PROBE_* settings"
+    monkeypatch.setenv("PROBE_DEPTH", "4")
+    assert n_now()[0] is False
+    monkeypatch.delenv("PROBE_DEPTH")
+    monkeypatch.setenv("NOT_A_PROBE_SETTING", "1")
+    assert n_now() == (True, n), "only PROBE_* settings count"
+    script_of(tmp_path, "D1").write_text(RANDOM + "// edited\n")
+    assert n_now()[0] is False, "an edited script"
+
+
+def test_another_node_sandbox_or_harness_is_another_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    node, sandbox = find_node(), choose_sandbox()
+    digest = probe_run._harness_digest(node, sandbox)
+    assert len(digest) == 16 and digest == probe_run._harness_digest(node, sandbox)
+    assert probe_run._harness_digest(replace(node, version="24.0.1"), sandbox) != digest
+    assert probe_run._harness_digest(node, replace(sandbox, kind="node-only")) != digest
+    harness = tmp_path / "sandbox.py"
+    harness.write_text("# the harness\n")
+    monkeypatch.setattr(probe_run, "_HARNESS_FILES", (harness,))
+    before = probe_run._harness_digest(node, sandbox)
+    harness.write_text("# the harness, edited\n")
+    assert probe_run._harness_digest(node, sandbox) != before
+
+
+def test_pi_is_installed_for_the_probes_and_a_person_told_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture) -> None:
+    fake = FakeNpm({"pi-demo": "sha512-pi"})
+    use_fake_npm(monkeypatch, fake, {"pi-demo": "sha512-pi"})
+    demo = probed_map(tmp_path, {"D1": (VERSION, (("old", True),))})
+    assert [r.status for r in run_probes(demo)] == ["holds"]
+    assert len(fake.calls) == 1 and capsys.readouterr().err == "", "quiet by default"
+    later = probed_map(tmp_path / "later", {"D1": (VERSION, (("old", False),))}, version="1.2.0")
+    assert site_probes([later])["D1"].status == "holds"
+    assert capsys.readouterr().err == "", "the site build installs quietly by default"
+    later = probed_map(tmp_path / "later", {"D1": (VERSION, (("old", False),))}, version="1.2.1")
+    assert site_probes([later], quiet=False)["D1"].result == {"old": False, "version": "1.2.1"}
+    assert capsys.readouterr().err == "installing pi-demo@1.2.1 for probes\n"
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path / "a-cache"))
+    assert probe_flips(demo, "1.3.0") == [EditionProbe("D1", "holds", "fails")]
+    assert capsys.readouterr().err == "", "bump installs quietly by default"
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path / "another-cache"))  # pi at the pin to install too
+    assert probe_flips(demo, "1.3.0", quiet=False) == [EditionProbe("D1", "holds", "fails")]
+    assert capsys.readouterr().err == "installing pi-demo@1.0.0 for probes\ninstalling pi-demo@1.3.0 for probes\n"
+    assert run_probes(demo, "1.4.0", quiet=False)[0].version == "1.4.0"
+    assert capsys.readouterr().err == "installing pi-demo@1.4.0 for probes\n"
+    assert len(fake.calls) == 8
+
+
+def test_a_probe_sees_the_probe_settings_and_nothing_else(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    demo = probed_map(tmp_path, {"D1": ("console.log(JSON.stringify({depth: process.env.PROBE_DEPTH ?? null, "
+                                        "key: process.env.SECRET_KEY ?? null}));\n", ())})
+    cached_pi(demo)
+    monkeypatch.setenv("PROBE_DEPTH", "3")
+    monkeypatch.setenv("SECRET_KEY", "hunter2")
+    assert run_probes(demo)[0].result == {"depth": "3", "key": None}
+
+
+def test_an_edited_shared_module_runs_the_probes_that_import_it_again(tmp_path: Path) -> None:
+    demo = probed_map(tmp_path, {"D1": ('import { n } from "./_session.mjs";\n'
+                                        'console.log(JSON.stringify({n, r: Math.random()}));\n', ()),
+                                 "D2": (RANDOM, ())})
+    shared = script_of(tmp_path, "D1").parent / "_session.mjs"
+    shared.write_text("export const n = 1;\n")
+    cached_pi(demo)
+    first = by_id(run_probes(demo))
+    assert first["D1"].result["n"] == 1
+    assert all(r.cached for r in run_probes(demo))
+    shared.write_text("export const n = 2;\n")
+    again = by_id(run_probes(demo))
+    assert (again["D1"].cached, again["D1"].result["n"], again["D2"].cached) == (False, 2, True)
+
+
+def test_a_probe_that_could_not_run_is_not_remembered(tmp_path: Path) -> None:
+    demo = probed_map(tmp_path, {"D1": ('throw new Error("flaky");\n', ())})
+    cached_pi(demo)
+    run_probes(demo)
+    assert run_probes(demo)[0].cached is False
+    assert not (probe_run.cache_root() / "probes").exists() or not list((probe_run.cache_root() / "probes").iterdir())
+
+
+def test_a_damaged_remembered_result_is_run_again(tmp_path: Path) -> None:
+    demo = probed_map(tmp_path, {"D1": (RANDOM, ())})
+    cached_pi(demo)
+    run_probes(demo)
+    [remembered] = (probe_run.cache_root() / "probes").glob("*.json")
+    for stored in ("not json", '{"result": [1], "seconds": 1}', "[1, 2]", '{"seconds": 1}'):
+        remembered.write_text(stored)
+        assert run_probes(demo)[0].cached is False, stored
+        assert json.loads(remembered.read_text())["result"]["ran"] is True, "and remembered anew"
+
+
+def test_a_cache_that_cannot_be_written_costs_only_a_rerun(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    demo = probed_map(tmp_path, {"D1": (HOLDS, (("ran", True),))})
+    cached_pi(demo)
+    (probe_run.cache_root() / "probes").write_text("a file where the folder goes")
+    [result] = run_probes(demo)
+    assert result.status == "holds"
+    err = capsys.readouterr().err
+    assert f"note: could not remember a probe result in {probe_run.cache_root() / 'probes'}: " in err
+    assert run_probes(demo)[0].cached is False
+
+
+def test_a_remembered_result_is_written_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture) -> None:
+    demo = probed_map(tmp_path, {"D1": (HOLDS, ())})
+    cached_pi(demo)
+    # written beside its final name and renamed: the system's temporary folder may be another file
+    # system (a tmpfs), where the rename would fail; here it is not even there
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-temporary-folder"))
+    [result] = run_probes(demo)
+    folder = probe_run.cache_root() / "probes"
+    [remembered] = folder.iterdir()
+    assert remembered.suffix == ".json" and len(remembered.stem) == 24
+    assert json.loads(remembered.read_text()) == {"result": {"ran": True, "count": 2}, "seconds": result.seconds}
+    assert capsys.readouterr().err == ""
+
+
+# --- stopping `probe` ----------------------------------------------------------------------------
+
+
+def test_probe_stopped_by_sigterm_ends_every_sandbox_and_gives_the_signal_back(tmp_path: Path) -> None:
+    marker = f"probe-{uuid.uuid4().hex}"
+    hang = ('import { spawn } from "node:child_process";\n'
+            f'spawn("sh", ["-c", "sleep 60; echo {marker}"]);\nsetInterval(() => {{}}, 1000);\n')
+    demo = probed_map(tmp_path, {"D1": (hang, ()), "D2": (hang, ())})
+    cached_pi(demo)
+    heard = []
+
+    def mine(signum, frame) -> None:
+        heard.append(signum)
+
+    kept = signal.signal(signal.SIGTERM, mine)
+
+    def stop_when_running() -> None:
+        deadline = time.monotonic() + 30
+        while len(live_with(marker)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    try:
+        threading.Thread(target=stop_when_running, daemon=True).start()
+        with pytest.raises(ProbesStopped) as stopped:
+            run_probes(demo, limits=Limits(seconds=20))
+        assert stopped.value.signum == signal.SIGTERM and heard == []
+        deadline = time.monotonic() + 10
+        while live_with(marker) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert live_with(marker) == []
+        assert signal.getsignal(signal.SIGTERM) is mine, "the handler it found is back"
+        [again] = run_probes(probed_map(tmp_path / "later", {"D1": (HOLDS, ())}))
+        assert again.status == "holds", "a later run in the same process runs"
+    finally:
+        signal.signal(signal.SIGTERM, kept)
+
+
+def test_a_probe_not_started_when_probe_is_stopped_never_starts(tmp_path: Path) -> None:
+    marker = f"probe-{uuid.uuid4().hex}"
+    hang = ('import { spawn } from "node:child_process";\n'
+            f'spawn("sh", ["-c", "sleep 60; echo {marker}"]);\nsetInterval(() => {{}}, 1000);\n')
+    demo = probed_map(tmp_path, {"D1": (hang, ()), "D2": (hang, ()), "D3": (hang + "// D3\n", ())})
+    cached_pi(demo)
+
+    def stop_when_running() -> None:  # what SIGINT's handler does (two probes run at a time)
+        deadline = time.monotonic() + 30
+        while len(live_with(marker)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        stop_every_run()
+
+    threading.Thread(target=stop_when_running, daemon=True).start()
+    results = by_id(run_probes(demo, limits=Limits(seconds=20)))
+    assert [results[i].status for i in ("D1", "D2")] == ["error", "error"], "ended with what they started"
+    assert results["D3"] == ProbeResult("demo", "D3", "error", "what D3 shows", {}, 0.0, PIN, script_of(tmp_path, "D3"),
+                                        reason="not run: probe was stopped", sandbox=choose_sandbox().name)
+    assert live_with(marker) == []
+
+
+def test_outside_the_main_thread_no_signal_is_taken(tmp_path: Path) -> None:
+    demo = probed_map(tmp_path, {"D1": (HOLDS, ())})
+    cached_pi(demo)
+    kept = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)
+    seen = []
+    thread = threading.Thread(target=lambda: seen.extend(run_probes(demo)))
+    thread.start()
+    thread.join()
+    assert [r.status for r in seen] == ["holds"]
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)) == kept
+
+
+# --- what the results say, and the site build and `bump` --------------------------------------------
+
+
+def result(entry_id: str, status: str, reason: str | None = None, line: int = 0) -> ProbeResult:
+    return ProbeResult("demo", entry_id, status, f"what {entry_id} shows", {"ran": True}, 1.23456, PIN,
+                       Path(f"/elsewhere/{entry_id}.mjs"), reason=reason, line=line, sandbox="bwrap+cgroup")
+
+
+def test_the_json_row_of_a_result() -> None:
+    assert result("D1", "holds").as_json() == {"map": "demo", "id": "D1", "status": "holds", "claim": "what D1 shows",
+                                               "result": {"ran": True}, "seconds": 1.235, "sandbox": "bwrap+cgroup",
+                                               "remembered": False}
+    row = replace(result("D2", "error", "it broke", 4), cached=True).as_json()
+    assert row["message"] == "/elsewhere/D2.mjs:4: it broke" and row["remembered"] is True
+    assert result("D3", "fails", "no").message == "/elsewhere/D3.mjs: no"
+
+
+def test_the_site_build_is_refused_on_a_probe_that_does_not_hold() -> None:
+    require_holding([result("D1", "holds")])
+    with pytest.raises(ProbeFailure) as refused:
+        require_holding([result("D1", "holds"), result("D2", "fails", "does not hold"), result("D3", "error", None, 7)])
+    assert refused.value.problems == [Problem(Path("/elsewhere/D2.mjs"), 0, "does not hold"),
+                                      Problem(Path("/elsewhere/D3.mjs"), 7, "error")]
+
+
+def test_ids_asked_for_must_be_probed_entries(tmp_path: Path) -> None:
+    demo = probed_map(tmp_path, {"D2": (None, ()), "D1": (None, ())}, unprobed=("D3",))
+    check_ids([demo], ["D1", "D2"])
+    with pytest.raises(UsageError) as unknown:
+        check_ids([demo], ["D1", "X9", "D3"])
+    assert str(unknown.value) == "X9 is no entry's ID; probed entries: D1, D2"
+    with pytest.raises(UsageError) as unprobed:
+        check_ids([demo], ["D3", "X9"])
+    assert str(unprobed.value) == "D3 has no probe: add `probe:` to it (see CONTRIBUTING.md); probed entries: D1, D2"
+    with pytest.raises(UsageError, match="probed entries: none$"):
+        check_ids([probed_map(tmp_path / "other", {}, unprobed=("D1",))], ["D1"])
+
+
+def test_the_site_shows_each_result_and_refuses_one_that_does_not_hold(tmp_path: Path) -> None:
+    demo = probed_map(tmp_path, {"D1": (HOLDS, (("ran", True),)), "D2": (HOLDS, (("count", 2),))})
+    cached_pi(demo)
+    shown = site_probes([demo])
+    assert sorted(shown) == ["D1", "D2"] and shown["D2"].status == "holds" and shown["D1"].claim == "what D1 shows"
+    wrong = probed_map(tmp_path / "wrong", {"D1": (HOLDS, (("ran", False),))})
+    with pytest.raises(ProbeFailure, match="does not hold with pi 1.0.0: ran: expected false, got true"):
+        site_probes([wrong])
+
+
+def test_skipped_probes_leave_the_pages_without_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture) -> None:
+    monkeypatch.setenv("DECISION_MAP_SKIP_PROBES", "1")
+    demo = probed_map(tmp_path, {"D1": (None, ())})  # nothing installed: nothing may run
+    assert site_probes([demo]) == {}
+    assert capsys.readouterr().err == ("note: probes skipped (DECISION_MAP_SKIP_PROBES is set); the pages show no "
+                                       "probe results\n")
+    assert site_probes([probed_map(tmp_path / "none", {}, unprobed=("D1",))]) == {}
+    assert capsys.readouterr().err == "", "no note where no probe would have run"
+    assert probe_flips(demo, "1.1.0") == []
+    assert capsys.readouterr().err == ("note: probes skipped (DECISION_MAP_SKIP_PROBES is set); the edition records no "
+                                       "probe flips\n")
+    assert probe_flips(probed_map(tmp_path / "none", {}, unprobed=("D1",)), "1.1.0") == []
+    assert capsys.readouterr().err == "", "no note where no probe would have run"
+
+
+def test_bump_records_the_probes_whose_outcome_changes(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    demo = probed_map(tmp_path, {"D1": (VERSION, (("old", True),)), "D2": (VERSION, ()),
+                                 "D3": (VERSION, (("old", False),))})
+    cached_pi(demo)
+    cached_pi(demo, "1.1.0")
+    assert probe_flips(demo, "1.1.0") == [EditionProbe("D1", "holds", "fails"), EditionProbe("D3", "fails", "holds")]
+    assert probe_flips(probed_map(tmp_path / "none", {}, unprobed=("D1",)), "1.1.0") == []
+    assert capsys.readouterr().err == ""
+
+
+# --- JSON equality ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("expected", "actual", "same"), [
+    (True, True, True), (True, 1, False), (1, True, False), (False, 0, False), (0, False, False),
+    (1, 1.0, True), (2.5, 2.5, True), (1, 2, False), ("1", 1, False), (1, "1", False), (None, None, True),
+    (None, 0, False), ("a", "a", True), ("a", "b", False), ([1], [1], True), ([1], (1,), False),
+    ({"a": 1}, {"a": 1}, True), (False, False, True), (True, False, False),
+])
+def test_json_equality_is_strict_about_types(expected, actual, same: bool) -> None:
+    assert same_value(expected, actual) is same
