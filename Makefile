@@ -35,10 +35,11 @@ verify-latest: $(STAMP)  ## would the newest pi release drift? (the scheduled CI
 	$(PY) -m generator verify --format $(VERIFY_FORMAT) --target "$$(npm view @earendil-works/pi-coding-agent version)"
 
 # Two workers (pytest-xdist) on a two-core machine, each test file on one worker: a module's
-# fixtures (the browser, a built corpus) start once, and the worker of the browser tests builds the
-# real site while the other runs the rest (tests/conftest.py orders them so).
+# fixtures (the browser, a built corpus) start once. The real site builds in the background while
+# the workers run the files that do not read it; those that do come last (tests/conftest.py orders
+# them, and --no-loadscope-reorder keeps that order instead of xdist's biggest-file-first).
 TEST_WORKERS ?= 2
-PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile
+PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 test: $(STAMP)  ## every test: unit, real pi from the registry, real mkdocs build, real browser
 	$(PY) -m pytest $(PYTEST_PARALLEL)

@@ -104,7 +104,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     background as soon as the tests are collected (:func:`pytest_collection_finish`). Meanwhile the
     workers run the files that do not read it: those that do come last (the most readers first),
     and in them the tests that read it come last. (`make test` runs the files on two workers, each
-    file on one, handed out in this order: `--dist loadfile`.)"""
+    file on one, handed out in this order: `--dist loadfile --no-loadscope-reorder`.)"""
     def reads_it(item: pytest.Item) -> bool:
         return "built_real_site" in getattr(item, "fixturenames", ())
 
