@@ -172,7 +172,7 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
     ids = {e.id for e in entries} | skipped if wanted is None else None
     if ids is not None:
         _check_probe_scripts(folder, entries, problems)
-        _check_links(map_path, values, lines, ids, overlays, problems)
+        _check_links(map_path, values, lines, ids, {e.id for e in entries if e.kind == "problem"}, overlays, problems)
         _check_lever_links(folder / LEVERS_FILE, levers, ids, problems)
     source = values["source"]
     return DecisionMap(
@@ -199,13 +199,17 @@ def entry_order(entry: Entry) -> tuple[str, int]:
     return entry.group, entry.number
 
 
-def _check_links(map_path: Path, values: dict, lines: dict, ids: set[str], overlays: list[Overlay],
-                 problems: list[Problem]) -> None:
+def _check_links(map_path: Path, values: dict, lines: dict, ids: set[str], problem_ids: set[str],
+                 overlays: list[Overlay], problems: list[Problem]) -> None:
     for index, section in enumerate(values.get("sections", [])):
         for entry_id in section["ids"]:
             if entry_id not in ids:
                 problems.append(Problem(map_path, lines[("sections", index)],
                                         f"section '{section['title']}' lists {entry_id}, which no entry has"))
+            elif entry_id in problem_ids:  # a section's cards are decisions: each shows its answer
+                problems.append(Problem(map_path, lines[("sections", index)],
+                                        f"section '{section['title']}' lists {entry_id}, a problem; sections list "
+                                        f"decisions (problems have their own page): remove it"))
     shared = values.get("shared_levers")
     if shared is not None and shared not in ids:
         problems.append(Problem(map_path, lines[("shared_levers",)],
