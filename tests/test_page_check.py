@@ -16,11 +16,17 @@ LIST = "a Markdown list item that was not turned into a list"
 def test_each_finding_names_its_line_and_the_text_around_the_leak() -> None:
     page = ("<p>Intro.</p>\n<p>A long sentence before the leak that goes on {{ config.site_name }} and a long "
             "tail after it too.</p>")
-    assert find_leaks(page) == [
-        f"line 2: {TEMPLATE}: …before the leak that goes on {{{{ config.site_name }}}} and a lon…",
-        f"line 2: {TEMPLATE}: …t goes on {{{{ config.site_name }}}} and a long tail after it too.…"]
+    assert find_leaks(page) == [  # one finding for the whole {{ … }}, not one for each end
+        f"line 2: {TEMPLATE}: …before the leak that goes on {{{{ config.site_name }}}} and a long tail after it too.…"]
     assert find_leaks("{: .x } at the very start") == [
         "line 1: an attribute list ({: …}) that Markdown did not apply: …{: .x } at the very start…"]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("a {% if x %} b", "a {% if x %} b"), ("a {# note #} b", "a {# note #} b"),
+    ("only an end }} here", "only an end }} here"), ("an opening {{ alone", "an opening {{ alone")])
+def test_each_template_leak_is_one_finding(text, found) -> None:
+    assert find_leaks(f"<p>{text}</p>") == [f"line 1: {TEMPLATE}: …{found}…"]
 
 
 def test_a_list_line_inside_a_text_that_follows_an_inline_tag_is_shown_without_markers() -> None:

@@ -20,7 +20,9 @@ from html.parser import HTMLParser
 _LEAKS = (
     (re.compile(r"\{:|\{ ?[#.][A-Za-z][\w-]*(?: [^{}]*)?\}"), "an attribute list ({: …}) that Markdown did not apply"),
     (re.compile(r"(?:^|\n)\s*#{1,6}(?: |$)"), "a Markdown heading that was not turned into a heading"),
-    (re.compile(r"\{[{%#]|[%}]\}"), "template text ({{ … }}, {% … %} or {# … #})"),
+    # a whole {{ … }} is one finding, not one for each end; an end on its own is one too
+    (re.compile(r"\{\{[^\n]*?\}\}|\{%[^\n]*?%\}|\{#[^\n]*?#\}|\{[{%#]|[%}]\}"),
+     "template text ({{ … }}, {% … %} or {# … #})"),
     (re.compile(r"\]\((?:https?://|[^)\s]*\.md\b)"), "a Markdown link that was not turned into a link"),
 )
 # These need a line of their own: a "- " or a "|" inside a sentence is ordinary text.
