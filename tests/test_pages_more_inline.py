@@ -195,7 +195,9 @@ def test_urls_are_escaped_and_other_schemes_refused() -> None:
     assert url("#a://b") == "#a://b"
     assert url("../a://b") == "../a://b"
     assert url("D1.md") == "D1.md"
-    for refused in ("ftp://x.example/", "javascript://x", "xhttps://y"):
+    assert url("a/b:c") == "a/b:c"  # a colon after a slash is in the path, not a scheme
+    for refused in ("ftp://x.example/", "javascript://x", "xhttps://y", "javascript:alert(1)", "JavaScript:x",
+                    "data:text/html,x", "vbscript:x", "https:x", "a+b.c-d:e"):
         with pytest.raises(ValueError, match="refusing to link"):
             url(refused)
 

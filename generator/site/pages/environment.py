@@ -67,8 +67,8 @@ def environment(kind: str) -> Environment:
 
 def url(value: str) -> str:
     """A URL made safe inside a Markdown link or an HTML attribute."""
-    if not re.match(r"^https?://", value, re.IGNORECASE) and not value.startswith(("../", "#")) \
-            and "://" in value:
+    # any scheme but http(s) is refused, with or without "//" (javascript:, data:, vbscript:…)
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", value) and not re.match(r"^https?://", value, re.IGNORECASE):
         raise ValueError(f"refusing to link to {value!r}")
     return re.sub(r"""[\s()<>"'`\\\[\]{}|^]""", lambda m: f"%{ord(m.group()):02X}", value)
 
