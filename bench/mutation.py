@@ -250,7 +250,9 @@ def main(argv: list[str] | None = None) -> int:
                         "configuration as they are there), instead of copying the project anew")
     parser.add_argument("--again", action="store_true", help="in the copy of the last run, with the current code "
                         "and tests: test the survivors and the mutants of changed functions again")
-    parser.add_argument("--tests", nargs="+", metavar="PATH", help="run these tests instead of the module's own")
+    # one path per --tests (repeat it): a list after one flag would swallow the module names after it
+    parser.add_argument("--tests", action="append", metavar="PATH",
+                        help="run this test file or test instead of the module's own (repeat for more)")
     parser.add_argument("--all-tests", action="store_true", help="run every fast test (the selection in "
                         "pyproject.toml) instead of the module's own")
     parser.add_argument("--deselect", action="append", default=[], metavar="NODEID",
