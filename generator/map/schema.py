@@ -297,7 +297,9 @@ OVERLAY_CHANGE = Record(
     fields={
         "decision": Text(pattern=ID_PATTERN, doc="The map's decision this extension changes."),
         "question": Text(prose=True, doc="A decision the extension adds, which the map's agent does not make."),
-        "related": ListOf(item=Text(pattern=ID_PATTERN), doc="Decisions an added one touches."),
+        "related": ListOf(item=Text(pattern=ID_PATTERN),
+                          doc="Decisions the change touches, linked from the extension's page; an added "
+                              "decision is also linked from each of their pages."),
         "overridden": ListOf(item=Text(pattern=ID_PATTERN),
                              doc="Decisions of the map whose answer no longer holds once the extension is "
                                  "installed (an added decision takes their place); shown as overridden."),
