@@ -965,6 +965,7 @@ def test_who_can_overrule_is_counted_once_per_decision_and_once_per_holder(demo)
     assert 'data-dm-overrule aria-pressed="false">Can be overruled <span class="dm-chip__count">2</span>' in index
     rows = {m.group(1): m.group(0) for m in re.finditer(r'<div class="dm-row" id="\w+" data-id="(\w+)"[^\n]*', index)}
     assert "data-overrule=" in rows["D1"] and "data-overrule=" in rows["G1"] and "data-overrule=" not in rows["D2"]
+    assert 'data-overrule="person model"' in rows["D1"]  # each holder once, as a list of words
     d1 = site.pages["demo/D1.md"]
     # one badge per holder, saying what it can do (the person's two overrides name the same action)
     assert ('<span class="dm-badge dm-badge--person dm-badge--overrule">Person can stop the call</span> '
