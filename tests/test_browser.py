@@ -35,6 +35,12 @@ D1_PERMALINK = ("https://github.com/earendil-works/pi/blob/v1.6.0/packages/codin
                 "agent-session.ts#L723-L746")
 DEMO_PAGES = ("", "demo/", "demo/map/", "demo/D1/", "demo/P1/", "demo/problems/", "demo/census/",
               "extensions/demo-ext/", "demo/editions/", "demo/editions/0.8.0-to-1.0.0/")
+# A test whose subject does not depend on the window's width (what a page says, where its links
+# lead, what the search or a filter finds, that a script stays text) runs at 1280 px only; one about
+# layout (overflow, above the fold, the drawer, tables, copy buttons, where a thing lands) at both.
+# Every page still opens at 390 px in test_browser_axe.py, and the controls these tests use are
+# pressed at 390 px there or below (the palette toggle, the map's filters, the search).
+one_width = pytest.mark.parametrize("width", [1280], ids=["1280px"])
 BUDGET = {"pi/map/": 10_000, "pi/editions/1.4.0-to-1.6.0/": 10_000, "pi/C10/": 3_000}  # DOM elements
 BYTES = {"pi/C10/": 150_000}  # HTML: the entry that cites the most code
 
@@ -103,6 +109,7 @@ def test_every_entry_has_its_page(real_site) -> None:
 
 
 @pytest.mark.network
+@one_width
 def test_the_light_pages_stay_within_their_budget(page, real_site, width) -> None:
     for path, most in BUDGET.items():
         open_page(page, real_site, path)
@@ -114,6 +121,7 @@ def test_the_light_pages_stay_within_their_budget(page, real_site, width) -> Non
         assert size <= most, f"{path} is {size:,} bytes of HTML (budget {most:,})"
 
 
+@one_width
 def test_the_404_page_works_under_the_sites_sub_path(page, demo_site, width) -> None:
     answer = goto(page, demo_site.url + "demo/no/such/page/")
     assert answer.status == 404
@@ -228,6 +236,7 @@ def _visible_rows(page) -> list[str]:
                                                           ".map(r => r.dataset.id)")
 
 
+@one_width
 def test_filters_show_the_right_rows_and_are_kept_in_the_address(page, demo_site, width) -> None:
     open_page(page, demo_site, "demo/map/")
     assert _visible_rows(page) == ["D1", "D2", "G1"]
@@ -283,6 +292,7 @@ def test_a_contents_link_to_a_group_the_filters_hide_says_so_and_shows_it(page, 
     assert page.problems == []
 
 
+@one_width
 def test_the_changed_filter_shows_only_rows_changed_in_the_last_edition(page, demo_site, width) -> None:
     open_page(page, demo_site, "demo/map/")
     button = "[data-dm-changed]"
@@ -339,6 +349,10 @@ def test_filters_on_the_real_map(page, real_site, width) -> None:
 # holds the filter, and opening that address again shows the same rows with the same control set.
 # A facet whose button toggles but whose rows do not follow fails here.
 
+# Which rows a facet selects does not hang on the width, and the controls are the same at 390 px
+# (the same toolbar, wrapped): each facet runs at 1280 px, and the row of "who" buttons, the one
+# that wraps, at 390 px too (test_filters_on_the_real_map presses who, group and changed at both).
+FACETS = ("who", "group", "overrule", "changed", "text")
 # words a reader might type; which rows they select is computed from the map, never written here
 FILTER_WORDS = ("compaction", "Tool call", "abort")
 
@@ -392,7 +406,8 @@ def _shown(page) -> dict:
 
 
 @pytest.mark.network
-@pytest.mark.parametrize("facet", ["who", "group", "overrule", "changed", "text"])
+@pytest.mark.parametrize("width, facet", [(1280, facet) for facet in FACETS] + [(390, "who")],
+                         ids=[f"1280px-{facet}" for facet in FACETS] + ["390px-who"])
 def test_each_filter_of_the_full_map_shows_its_rows_in_the_address_and_after_a_reload(page, real_site, width,
                                                                                         facet) -> None:
     total = len(list(_pi().decisions))
@@ -430,6 +445,7 @@ def test_wide_code_scrolls_in_its_own_box(page, demo_site, width) -> None:
 
 
 @pytest.mark.network
+@one_width
 def test_d1_links_to_its_code_at_the_pinned_tag(page, real_site, width) -> None:
     open_page(page, real_site, "pi/D1/")
     assert page.locator("a.dm-permalink").first.get_attribute("href") == D1_PERMALINK
@@ -674,6 +690,7 @@ SEARCH_MISSES = (
 
 
 @pytest.mark.network
+@one_width
 def test_search_finds_an_entry_by_its_exact_id_first(page, real_site, width) -> None:
     open_page(page, real_site, "")
     for entry_id in ("D1", "E1", "G1"):
@@ -727,6 +744,7 @@ def test_a_search_result_shows_the_question_and_the_short_answer_only(page, real
 
 
 @pytest.mark.network
+@one_width
 def test_a_result_opens_its_entry_with_the_words_searched_marked(page, real_site, width) -> None:
     """The filler words of a question are not searched, so the page a result opens marks the words
     that were (Material's search.highlight), and only those: no empty mark, no "the" marked."""
@@ -745,6 +763,7 @@ def test_a_result_opens_its_entry_with_the_words_searched_marked(page, real_site
 
 
 @pytest.mark.network
+@one_width
 def test_evidence_is_searchable(page, real_site, width) -> None:
     """A word that only a problem's evidence says finds the problems shown by running pi."""
     open_page(page, real_site, "")
@@ -768,6 +787,7 @@ def test_the_search_index_is_small_and_holds_no_code(real_site) -> None:
 # --- safety and dark mode ----------------------------------------------------------------------------------
 
 
+@one_width
 def test_a_script_in_an_answer_does_not_run(page, demo_site, width) -> None:
     for path in ("demo/D1/", "demo/map/", "demo/", "demo/problems/"):
         open_page(page, demo_site, path)
@@ -782,6 +802,7 @@ def test_a_script_in_an_answer_does_not_run(page, demo_site, width) -> None:
     assert page.problems == []
 
 
+@one_width
 def test_a_script_in_an_answer_does_not_run_from_search_results(page, demo_site, width) -> None:
     open_page(page, demo_site, "")
     _search(page, "shown never run")  # words of the D1 answer, next to the markup
@@ -793,6 +814,7 @@ def test_a_script_in_an_answer_does_not_run_from_search_results(page, demo_site,
     shot(page, width, "demo-search-injected")
 
 
+@one_width
 def test_dark_mode_switches_the_palette(page, demo_site, width) -> None:
     open_page(page, demo_site, "demo/D1/")
     scheme = page.get_attribute("body", "data-md-color-scheme")
@@ -807,6 +829,7 @@ def test_dark_mode_switches_the_palette(page, demo_site, width) -> None:
 
 
 @pytest.mark.network
+@one_width
 def test_problems_summary_and_home_say_how_each_problem_was_shown(page, real_site, width) -> None:
     """Each problem is marked as reproduced by running pi (with the version) or read in the code,
     on the problems page, the summary and the home page."""
@@ -830,6 +853,7 @@ def test_problems_summary_and_home_say_how_each_problem_was_shown(page, real_sit
 
 
 @pytest.mark.network
+@one_width
 def test_a_problem_page_shows_what_pi_printed_and_how_to_run_it_again(page, real_site, width) -> None:
     open_page(page, real_site, "pi/P8/")
     printed = page.inner_text(".dm-observed")
@@ -882,6 +906,7 @@ def test_the_edition_page_shows_the_old_and_new_answer_side_by_side_first(page, 
 
 
 @pytest.mark.network
+@one_width
 def test_pages_agree_on_who_checked_and_on_their_counts(page, real_site, width) -> None:
     for path in ("pi/editions/1.4.0-to-1.6.0/", "pi/editions/", "pi/census/", "pi/E2/"):
         open_page(page, real_site, path)
@@ -903,6 +928,7 @@ def test_pages_agree_on_who_checked_and_on_their_counts(page, real_site, width) 
 
 
 @pytest.mark.network
+@one_width
 def test_an_extension_page_shows_what_it_adds_and_what_it_overrides(page, real_site, width) -> None:
     open_page(page, real_site, "extensions/pi-turn-limit/")
     about = page.inner_text(".dm-overlay-about")
@@ -922,6 +948,7 @@ def test_an_extension_page_shows_what_it_adds_and_what_it_overrides(page, real_s
 
 
 @pytest.mark.network
+@one_width
 def test_an_overrule_reads_the_same_on_the_decision_and_on_the_extensions_that_change_it(page, real_site,
                                                                                         width) -> None:
     """D1's page says "Person can stop the run"; the side without an extension that changes D1 is
@@ -945,6 +972,7 @@ def test_an_overrule_reads_the_same_on_the_decision_and_on_the_extensions_that_c
 
 
 @pytest.mark.network
+@one_width
 def test_what_a_fresh_reader_misread_now_reads_plainly(page, real_site, width) -> None:
     """Read afresh: "changed in 1.6.0" beside D1, whose claim held, read as a change of pi's
     behaviour, and the map's "Changed in 1.6.0 38" as 38 changes where the edition page tells of 16;
@@ -962,6 +990,7 @@ def test_what_a_fresh_reader_misread_now_reads_plainly(page, real_site, width) -
 
 
 @pytest.mark.network
+@one_width
 def test_every_page_links_back_to_its_source(page, real_site, width) -> None:
     repo = REAL_SITE_REPOSITORY
     open_page(page, real_site, "pi/D1/")
@@ -1029,6 +1058,7 @@ def test_on_a_phone_the_copy_button_covers_no_code(browser, real_site) -> None:
 
 
 @pytest.mark.network
+@one_width
 def test_printing_opens_the_folded_code(page, real_site, width) -> None:
     open_page(page, real_site, "pi/C10/")
     folded = page.locator("details:not([open])").count()
@@ -1040,6 +1070,7 @@ def test_printing_opens_the_folded_code(page, real_site, width) -> None:
 
 
 @pytest.mark.network
+@one_width
 def test_an_entry_address_in_lower_case_goes_to_the_entry(page, real_site, width) -> None:
     page.goto(real_site.url + "pi/d1/")
     page.wait_for_url(f"**{real_site.prefix}pi/D1/")
@@ -1059,6 +1090,7 @@ def test_the_search_dialog_is_named_in_the_html(real_site) -> None:
     assert re.search(r'<div class="md-search" data-md-component="search" role="dialog" aria-label="Search">', html)
 
 
+@one_width
 def test_the_extensions_index_filters_by_group_and_by_npm_and_keeps_it_in_the_address(page, demo_site, width) -> None:
     def shown() -> list[str]:
         return page.eval_on_selector_all("tr[data-dm-ext]", "rows => rows.filter(r => r.offsetParent !== null)"
