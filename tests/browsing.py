@@ -191,17 +191,6 @@ def wait_scheme(tab, scheme: str) -> None:
                           arg="slate" if scheme == "dark" else "default")
 
 
-def to_dark(tab) -> None:
-    """The page, opened light, put in the dark scheme as a reader does: the browser's preference
-    turns dark and the reader presses the theme's toggle. (Material follows the preference only
-    when a page loads: with the preference alone the page stayed light for 30 s. Its toggle sets
-    the same body attributes as a page opened dark, and the site's colours hang on those alone.)"""
-    tab.emulate_media(color_scheme="dark")
-    tab.locator("form[data-md-component=palette] label:visible").first.click()
-    wait_scheme(tab, "dark")
-    assert tab.get_attribute("body", "data-md-color-media") == "(prefers-color-scheme: dark)"
-
-
 def shot(page, width: int, name: str, full_page: bool = False) -> None:
     """A picture for a person to look at (test-artifacts/browser/<width>px/): the window, or, with
     DECISION_MAP_FULL_SHOTS=1, the whole page where the test asks for it. A whole tall page costs

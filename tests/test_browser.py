@@ -27,7 +27,7 @@ from generator.release.edition import entry_verdicts
 from generator.site import prose
 from generator.site.pages.views import SHORT_AT_MOST
 from browsing import (goto, open_context, open_page, open_tab, overflow, serious_violations, shot, shot_name,
-                      to_dark, wait_ready, wait_scheme)
+                      wait_ready, wait_scheme)
 
 pytestmark = pytest.mark.browser
 
@@ -495,56 +495,49 @@ def _shape_of(element) -> str:
 
 
 @pytest.mark.network
-def test_the_loop_tells_who_decides_by_shape_not_colour_alone(browser, real_site, width) -> None:
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_loop_tells_who_decides_by_shape_not_colour_alone(browser, real_site, width, scheme) -> None:
     """WCAG 1.4.1: each holder has a shape of its own, the legend shows it, and the marks of who can
-    overrule have one too; a keyboard can skip the drawing's links. In light, then in dark on the
-    same page (the page is opened once: its load is most of what a second one would cost)."""
-    context = open_context(browser, width, "light")
+    overrule have one too; a keyboard can skip the drawing's links."""
+    context = open_context(browser, width, scheme)
     tab = open_tab(context)
     goto(tab, real_site.url + "pi/")
-    wait_scheme(tab, "light")
-    for scheme in ("light", "dark"):
-        if scheme == "dark":
-            to_dark(tab)
-        _loop_shapes_and_skip_link(tab, scheme)
-        tab.locator(".dm-loop").first.scroll_into_view_if_needed()
-        shot(tab, width, f"pi-loop-shapes-{scheme}")
-    assert tab.problems == [] and context.outside == []
-    context.close()
-
-
-def _loop_shapes_and_skip_link(tab, scheme: str) -> None:
+    wait_scheme(tab, scheme)
     shapes: dict[str, set[str]] = {}
     for node in tab.locator(".dm-loop__svg a.dm-node:visible").all():
         holder = node.get_attribute("class").split("dm-node--")[1].split()[0]
         shapes.setdefault(holder, set()).add(_shape_of(node.locator(".dm-shape")))
-    assert shapes == {"code": {"square"}, "model": {"round"}, "person": {"pointed"}}, (scheme, shapes)
+    assert shapes == {"code": {"square"}, "model": {"round"}, "person": {"pointed"}}, shapes
     legend = tab.locator(".dm-loop figcaption .dm-legend").first
     for holder, shape, words in (("code", "square", "Plain code: square corners"),
                                  ("model", "round", "AI model: round ends"),
                                  ("person", "pointed", "Person: pointed ends")):
         key = legend.locator(".dm-key", has_text=words)
-        assert _shape_of(key.locator(f"svg.dm-swatch--{holder} .dm-shape")) == shape, (scheme, holder)
-        assert key.locator("svg").bounding_box()["height"] >= 12, (scheme, holder)  # legible next to its words
+        assert _shape_of(key.locator(f"svg.dm-swatch--{holder} .dm-shape")) == shape
+        assert key.locator("svg").bounding_box()["height"] >= 12  # legible next to its words
     mark_shape = {"code": "rect", "model": "circle", "person": "polygon"}
     marks = {(m.get_attribute("class").split("dm-dot--")[1], m.evaluate("m => m.tagName"))
              for m in tab.locator(".dm-loop__svg:visible .dm-dot, .dm-loop figcaption .dm-dot").all()}
-    assert marks == set(mark_shape.items()), (scheme, marks)  # the legend shows every holder's mark
+    assert marks == set(mark_shape.items()), marks  # the legend shows every holder's mark
     assert "who else can overrule it" in legend.inner_text()
     # tiles stay legible: the IDs at least 10 px tall, and the dark scheme draws them light on dark
     ids = tab.eval_on_selector_all(".dm-loop__svg a.dm-node text", """t => Math.min(...t
         .filter(x => x.closest("svg").getBoundingClientRect().width > 0).map(x => x.getBoundingClientRect().height))""")
-    assert ids >= 10, (scheme, ids)
+    assert ids >= 10
     # the skip link: hidden until a keyboard reaches it, then past all 69 links in one step
     skip = tab.locator(".dm-loop a.dm-skip").first
-    assert skip.bounding_box()["width"] <= 1, scheme
+    assert skip.bounding_box()["width"] <= 1
     skip.focus()
-    assert skip.bounding_box()["width"] > 50 and "Skip the drawing" in skip.inner_text(), scheme
+    assert skip.bounding_box()["width"] > 50 and "Skip the drawing" in skip.inner_text()
     tab.keyboard.press("Enter")
     tab.keyboard.press("Tab")
     focused = tab.evaluate("document.activeElement.closest('figcaption') !== null || "
                            "!document.activeElement.closest('svg')")
-    assert focused, f"after the skip link, Tab still goes into the drawing ({scheme})"
+    assert focused, "after the skip link, Tab still goes into the drawing"
+    tab.locator(".dm-loop").first.scroll_into_view_if_needed()
+    shot(tab, width, f"pi-loop-shapes-{scheme}")
+    assert tab.problems == [] and context.outside == []
+    context.close()
 
 
 def test_the_loop_is_drawn_in_the_dark_scheme_too(browser, demo_site, width) -> None:
