@@ -487,11 +487,17 @@ def test_the_loop_has_a_link_for_every_decision_on_the_summary(page, real_site, 
     page.wait_for_url(f"**{prefix}pi/A1/")
 
 
+SHAPE_OF = """s => s.tagName === "polygon" ? "pointed" :
+    (parseFloat(s.getAttribute("rx")) >= parseFloat(s.getAttribute("height")) / 2 - 0.01 ? "round" :
+     parseFloat(s.getAttribute("rx")) <= 1 ? "square" : "other")"""
+# shown as Playwright's :visible means it: a box that is not empty, and not visibility: hidden
+SHOWN = """e => { const box = e.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 && getComputedStyle(e).visibility !== "hidden"; }"""
+
+
 def _shape_of(element) -> str:
     """A tile's or a swatch's shape, as the eye tells them apart: sharp corners, round ends, points."""
-    return element.evaluate("""s => s.tagName === "polygon" ? "pointed" :
-        (parseFloat(s.getAttribute("rx")) >= parseFloat(s.getAttribute("height")) / 2 - 0.01 ? "round" :
-         parseFloat(s.getAttribute("rx")) <= 1 ? "square" : "other")""")
+    return element.evaluate(SHAPE_OF)
 
 
 @pytest.mark.network
@@ -504,9 +510,11 @@ def test_the_loop_tells_who_decides_by_shape_not_colour_alone(browser, real_site
     goto(tab, real_site.url + "pi/")
     wait_scheme(tab, scheme)
     shapes: dict[str, set[str]] = {}
-    for node in tab.locator(".dm-loop__svg a.dm-node:visible").all():
-        holder = node.get_attribute("class").split("dm-node--")[1].split()[0]
-        shapes.setdefault(holder, set()).add(_shape_of(node.locator(".dm-shape")))
+    # every tile read in one call (a call per tile is most of this test's time: 69 tiles)
+    for kind, shape in tab.eval_on_selector_all(".dm-loop__svg a.dm-node", f"""nodes => nodes.filter({SHOWN})
+            .map(n => [n.getAttribute("class"), ({SHAPE_OF})(n.querySelector(".dm-shape"))])"""):
+        holder = kind.split("dm-node--")[1].split()[0]
+        shapes.setdefault(holder, set()).add(shape)
     assert shapes == {"code": {"square"}, "model": {"round"}, "person": {"pointed"}}, shapes
     legend = tab.locator(".dm-loop figcaption .dm-legend").first
     for holder, shape, words in (("code", "square", "Plain code: square corners"),
@@ -516,8 +524,9 @@ def test_the_loop_tells_who_decides_by_shape_not_colour_alone(browser, real_site
         assert _shape_of(key.locator(f"svg.dm-swatch--{holder} .dm-shape")) == shape
         assert key.locator("svg").bounding_box()["height"] >= 12  # legible next to its words
     mark_shape = {"code": "rect", "model": "circle", "person": "polygon"}
-    marks = {(m.get_attribute("class").split("dm-dot--")[1], m.evaluate("m => m.tagName"))
-             for m in tab.locator(".dm-loop__svg:visible .dm-dot, .dm-loop figcaption .dm-dot").all()}
+    marks = {(kind.split("dm-dot--")[1], tag) for kind, tag in tab.evaluate(f"""() => [...document.querySelectorAll(
+        ".dm-loop__svg .dm-dot, .dm-loop figcaption .dm-dot")].filter(m => m.closest("figcaption") ||
+        ({SHOWN})(m.closest(".dm-loop__svg"))).map(m => [m.getAttribute("class"), m.tagName])""")}
     assert marks == set(mark_shape.items()), marks  # the legend shows every holder's mark
     assert "who else can overrule it" in legend.inner_text()
     # tiles stay legible: the IDs at least 10 px tall, and the dark scheme draws them light on dark
