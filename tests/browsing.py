@@ -223,7 +223,10 @@ def serious_violations(tab) -> list[str]:
     from axe_playwright_python.sync_playwright import Axe
 
     wait_still(tab)
-    results = Axe().run(tab)
-    serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    axe = Axe()
+    if not tab.evaluate("typeof (window.axe || {}).run === 'function'"):  # put in once per page, not once per check
+        tab.evaluate(axe.axe_script)
+    violations = tab.evaluate("axe.run({resultTypes: ['violations']}).then(results => results.violations)")
+    serious = [v for v in violations if v["impact"] in ("serious", "critical")]
     return [f"{v['id']} ({v['impact']}): {v['help']}: "
             + "; ".join(" ".join(n["target"]) for n in v["nodes"][:5]) for v in serious]
