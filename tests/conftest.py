@@ -342,6 +342,61 @@ def parsed_files(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return parsed
 
 
+# --- the page templates, compiled once for a test module ------------------------------------------
+
+
+def compile_options(environment) -> tuple:
+    """Every setting of a Jinja environment that changes the code Jinja compiles from a template:
+    two environments that agree on all of them compile the same template to the same code."""
+    from jinja2.utils import _PassArg
+
+    finalize = environment.finalize
+    return (environment.block_start_string, environment.block_end_string, environment.variable_start_string,
+            environment.variable_end_string, environment.comment_start_string, environment.comment_end_string,
+            environment.line_statement_prefix, environment.line_comment_prefix, environment.trim_blocks,
+            environment.lstrip_blocks, environment.newline_sequence, environment.keep_trailing_newline,
+            tuple(sorted(environment.extensions)), environment.optimized, environment.is_async,
+            environment.autoescape if isinstance(environment.autoescape, bool) else id(environment.autoescape),
+            finalize is None, _PassArg.from_obj(finalize) if finalize else None,
+            tuple(sorted(environment.filters)), tuple(sorted(environment.tests)), environment.code_generator_class)
+
+
+@contextlib.contextmanager
+def templates_compiled_once():
+    """While open, the page environments (generator.site.pages.environment) keep the code Jinja
+    compiles from each template in memory and reuse it: Jinja compiles every template again for
+    each new environment, more than a second of each render. The code is keyed by the template's
+    source and by :func:`compile_options`, so an environment set up differently (a mutant's, say)
+    compiles its own; nothing is kept on disk or beyond the block."""
+    import jinja2
+    from jinja2.bccache import BytecodeCache
+
+    from generator.site.pages import environment as templates
+
+    class InMemory(BytecodeCache):
+        def __init__(self) -> None:
+            self.code: dict[tuple, object] = {}
+
+        def key(self, bucket) -> tuple:
+            return bucket.key, bucket.checksum, compile_options(bucket.environment)
+
+        def load_bytecode(self, bucket) -> None:
+            bucket.code = self.code.get(self.key(bucket))
+
+        def dump_bytecode(self, bucket) -> None:
+            self.code[self.key(bucket)] = bucket.code
+
+    shared = InMemory()
+
+    class Cached(jinja2.Environment):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, bytecode_cache=shared, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(templates, "Environment", Cached)
+        yield
+
+
 # --- resolving text directly ------------------------------------------------------------------
 
 

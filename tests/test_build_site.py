@@ -18,7 +18,14 @@ from generator.site.build import build_site
 from generator.errors import SiteError
 from site_fixtures.demo_site import make_demo_site
 
-from conftest import run_main
+from conftest import run_main, templates_compiled_once
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled_once():
+    """Each build here runs in this process: the templates are compiled once (see conftest)."""
+    with templates_compiled_once():
+        yield
 
 
 @pytest.fixture

@@ -1,5 +1,7 @@
 """The command line as DESIGN.md fixes it: flags, exit codes 0/1/2, the JSON shape, the text table
-and the GitHub annotations, run as a subprocess the way CI and pre-commit hooks run it."""
+and the GitHub annotations. Each command runs at least once as a subprocess, the way CI and
+pre-commit hooks run it (its exit code, its streams, no traceback); the other checks of its output
+run it in the test's process (`run_main`: the same code path, without a Python start each)."""
 
 from __future__ import annotations
 
@@ -46,8 +48,8 @@ def test_verify_at_the_pin_exits_0(project) -> None:
     assert lines[-1] == "3 citations at 1.0.0: 3 ok: all ok"
 
 
-def test_verify_json_shape(project) -> None:
-    run = run_cli("verify", "--decisions", project.decisions, "--target", "1.1.0", "--format", "json")
+def test_verify_json_shape(project, capsys) -> None:
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--target", "1.1.0", "--format", "json")
     assert run.code == 1, run.stderr
     report = run.json()
     assert set(report) == {"target", "citations"}
@@ -76,8 +78,8 @@ def test_verify_text_table_after_drift(project) -> None:
     assert run.stdout.splitlines()[-1] == "3 citations at 1.1.0: 2 moved, 1 changed: drift found"
 
 
-def test_verify_github_annotations(project) -> None:
-    run = run_cli("verify", "--decisions", project.decisions, "--target", "1.1.0", "--format", "github")
+def test_verify_github_annotations(project, capsys) -> None:
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--target", "1.1.0", "--format", "github")
     assert run.code == 1
     lines = run.stdout.splitlines()
     assert len(lines) == 4
@@ -88,17 +90,17 @@ def test_verify_github_annotations(project) -> None:
     assert lines[-1] == "0 of 3 citations ok"
 
 
-def test_verify_only_some_files(project) -> None:
-    run = run_cli("verify", "--decisions", project.decisions, "--target", "1.1.0", "--format", "json",
+def test_verify_only_some_files(project, capsys) -> None:
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--target", "1.1.0", "--format", "json",
                   project.entry("D1"))
     assert run.code == 1
     assert [row["id"] for row in run.json()["citations"]] == ["D1"]
-    missing = run_cli("verify", "--decisions", project.decisions, project.folder / "D9.yaml")
+    missing = run_main(capsys, "verify", "--decisions", project.decisions, project.folder / "D9.yaml")
     assert_clean_failure(missing, "D9.yaml: no such file")
 
 
-def test_one_map_folder_works_as_decisions(project) -> None:
-    run = run_cli("verify", "--decisions", project.folder, "--quiet")
+def test_one_map_folder_works_as_decisions(project, capsys) -> None:
+    run = run_main(capsys, "verify", "--decisions", project.folder, "--quiet")
     assert run.code == 0, run.stderr
 
 
@@ -137,7 +139,7 @@ def test_fetch_progress_goes_to_stderr(project) -> None:
     assert f"fetching git: {project.url} at v1.0.0" in run.stderr
 
 
-def test_fix_prints_what_it_changed(project) -> None:
+def test_fix_prints_what_it_changed(project, capsys) -> None:
     run = run_cli("fix", "--decisions", project.decisions, "--target", "1.1.0", "--quiet")
     assert run.code == 1
     assert run.stdout.splitlines() == [
@@ -146,25 +148,27 @@ def test_fix_prints_what_it_changed(project) -> None:
         "D2: src/tools.ts:9-11 is changed; left for a person",
         "fixed 2 moved citation(s) in 2 file(s); 1 need a person",
     ]
-    after = run_cli("verify", "--decisions", project.decisions, "--target", "1.1.0", "--format", "json")
+    after = run_main(capsys, "verify", "--decisions", project.decisions, "--target", "1.1.0", "--format", "json")
     assert [r["status"] for r in after.json()["citations"]] == ["ok", "changed", "ok"]
 
 
 # --- source, render's folder, a closed pipe ----------------------------------------------------
 
 
-def test_source_prints_the_folder_holding_the_cited_files(project) -> None:
+def test_source_prints_the_folder_holding_the_cited_files(project, capsys) -> None:
     run = run_cli("source", "--decisions", project.decisions)
     assert run.code == 0, run.stderr
     [line] = run.stdout.splitlines()
     folder = Path(line)
     assert folder.is_dir() and (folder / "src" / "tools.ts").read_text() == TOOLS
-    other = run_cli("source", "--decisions", project.decisions, "--version", "1.1.0")
+    other = run_main(capsys, "source", "--decisions", project.decisions, "--version", "1.1.0")
     assert other.code == 0, other.stderr
     assert (Path(other.stdout.strip()) / "src" / "tools.ts").read_text() == TOOLS_2
     assert Path(other.stdout.strip()) != folder
-    assert_clean_failure(run_cli("source", "--decisions", project.decisions, "--map", "nope"), "no map named 'nope'")
-    assert_clean_failure(run_cli("source", "--decisions", project.decisions, "--version", "9.9.9"), "has no ref v9.9.9")
+    assert_clean_failure(run_main(capsys, "source", "--decisions", project.decisions, "--map", "nope"),
+                         "no map named 'nope'")
+    assert_clean_failure(run_main(capsys, "source", "--decisions", project.decisions, "--version", "9.9.9"),
+                         "has no ref v9.9.9")
 
 
 def test_render_writes_its_pages_inside_out(project, tmp_path) -> None:
@@ -175,13 +179,13 @@ def test_render_writes_its_pages_inside_out(project, tmp_path) -> None:
     assert run.stderr == ""  # --quiet: no fetching progress
 
 
-def test_render_says_what_it_fetches_unless_quiet(project, tmp_path) -> None:
-    run = run_cli("render", "--decisions", project.decisions, "--out", tmp_path / "out")
+def test_render_says_what_it_fetches_unless_quiet(project, tmp_path, capsys) -> None:
+    run = run_main(capsys, "render", "--decisions", project.decisions, "--out", tmp_path / "out")
     assert run.code == 0, run.stderr
     assert f"fetching git: {project.url} at v1.0.0" in run.stderr
 
 
-def test_render_refuses_to_write_outside_out_and_writes_nothing(project, tmp_path) -> None:
+def test_render_refuses_to_write_outside_out_and_writes_nothing(project, tmp_path, capsys) -> None:
     """Page paths come from map folder and extension names, and the loader's patterns keep `/`
     out of both; what can still lead outside is a symbolic link already in the out folder, and a
     map folder reached through `..` (its name is then `..`). Both are refused before any write."""
@@ -196,7 +200,8 @@ def test_render_refuses_to_write_outside_out_and_writes_nothing(project, tmp_pat
     assert list(outside.iterdir()) == [] and sorted(p.name for p in out.iterdir()) == ["demo"]
 
     (project.folder / "sub").mkdir()
-    dotted = run_cli("render", "--decisions", project.folder / "sub" / "..", "--out", tmp_path / "out2", "--quiet")
+    dotted = run_main(capsys, "render", "--decisions", project.folder / "sub" / "..", "--out", tmp_path / "out2",
+                      "--quiet")
     assert dotted.code == 2 and "Traceback" not in dotted.stderr, dotted.stderr
     assert [ln for ln in dotted.errors if ln.startswith("error: ")] == [
         f"error: ../D1.md: would be written outside {(tmp_path / 'out2').resolve()}"]

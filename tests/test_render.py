@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import textwrap
 from html.parser import HTMLParser
 from pathlib import Path
@@ -28,7 +29,8 @@ from generator.errors import DriftError, InputError
 from generator.map.load import load_maps
 from generator.site.render import is_download, is_entry_page, render_folder, render_pages, site_nav
 from generator.citations.verify import Trees
-from site_fixtures.demo_site import URL_PLACEHOLDER, make_demo_site, replace_in, tag_version
+from conftest import templates_compiled_once
+from site_fixtures.demo_site import URL_PLACEHOLDER, DemoSite, make_demo_site, replace_in, tag_version
 
 GOLDEN = Path(__file__).parent / "golden"
 SOME_LINE = "[{file: src/session.ts, lines: 5}]"  # a citation for an override a test adds
@@ -36,14 +38,49 @@ REGENERATE = "UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_render.py"
 SITE_EXTENSIONS = ["attr_list", "md_in_html", "tables", "toc", "pymdownx.highlight", "pymdownx.superfences"]
 
 
-@pytest.fixture
-def demo(tmp_path: Path):
-    return make_demo_site(tmp_path)
+@pytest.fixture(scope="module", autouse=True)
+def compiled_once():
+    """The templates are compiled once for this file's renders (see conftest); the code an
+    environment set up differently would compile is never reused."""
+    with templates_compiled_once():
+        yield
+
+
+@pytest.fixture(scope="module")
+def shared_demo(tmp_path_factory: pytest.TempPathFactory):
+    """The demo site's inputs, made once for the tests that only read them or their pages."""
+    return make_demo_site(tmp_path_factory.mktemp("shared-demo"))
+
+
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache for the renders of the shared demo's repository: its two releases are fetched
+    from git once for the tests that edit the entries or pages (a test that wants a fetch of its
+    own, or edits the repository, makes its own demo site)."""
+    return tmp_path_factory.mktemp("shared-demo-fetched")
 
 
 @pytest.fixture
-def pages(demo) -> dict[str, str]:
-    return render_folder(demo.decisions, demo.pages).pages
+def demo(shared_demo, shared_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DemoSite:
+    """The demo site's entries and hand-written pages, the test's own copy to edit, pinned to the
+    shared demo's git repository (which no test edits); its releases come from the shared cache."""
+    for folder in ("decisions", "site_src"):
+        shutil.copytree(shared_demo.root / folder, tmp_path / folder)
+    shutil.copy(shared_demo.config, tmp_path / "mkdocs.yml")
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(shared_cache))
+    return DemoSite(tmp_path, tmp_path / "decisions", tmp_path / "site_src", tmp_path / "mkdocs.yml",
+                    shared_demo.upstream, shared_demo.url)
+
+
+@pytest.fixture(scope="module")
+def pages(shared_demo, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The demo site's pages, rendered once from its git repository; the tests only read them. The
+    render fetches into a cache of its own (no test's cache is set yet) and builds its own Markdown
+    parser, as each test's render does (see `fresh_prose_parser` in conftest)."""
+    prose._MD = None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DECISION_MAP_CACHE", str(tmp_path_factory.mktemp("shared-demo-cache")))
+        return render_folder(shared_demo.decisions, shared_demo.pages).pages
 
 
 def _normalized(text: str, demo) -> str:
@@ -56,7 +93,7 @@ def _normalized(text: str, demo) -> str:
 # --- golden pages -----------------------------------------------------------------------------
 
 
-def test_pages_match_the_golden_files(demo, pages) -> None:
+def test_pages_match_the_golden_files(shared_demo, pages) -> None:
     expected = {p.relative_to(GOLDEN).as_posix() for p in GOLDEN.rglob("*.md")}
     if os.environ.get("UPDATE_GOLDEN"):
         # Rewritten, then failed with the list: a blessed change is always looked at.
@@ -65,7 +102,7 @@ def test_pages_match_the_golden_files(demo, pages) -> None:
             (GOLDEN / stale).unlink()
         for path, text in sorted(pages.items()):
             target = GOLDEN / path
-            new = _normalized(text, demo)
+            new = _normalized(text, shared_demo)
             if not target.is_file() or target.read_text(encoding="utf-8") != new:
                 changed.append(f"{'rewrote' if target.is_file() else 'added'} {path}")
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -78,13 +115,13 @@ def test_pages_match_the_golden_files(demo, pages) -> None:
                                     f"{sorted(expected)}; if that is intended, run: {REGENERATE}")
     for path, text in pages.items():
         golden = (GOLDEN / path).read_text(encoding="utf-8")
-        assert _normalized(text, demo) == golden, (
+        assert _normalized(text, shared_demo) == golden, (
             f"{path} differs from tests/golden/{path}; if the change is intended, regenerate the "
             f"golden pages with: {REGENERATE}")
 
 
-def test_rendering_is_deterministic(demo, pages) -> None:
-    again = render_folder(demo.decisions, demo.pages).pages
+def test_rendering_is_deterministic(shared_demo, pages) -> None:
+    again = render_folder(shared_demo.decisions, shared_demo.pages).pages
     assert again == pages
 
 
@@ -384,13 +421,13 @@ def test_the_download_holds_every_entry_group_and_the_census_table(pages) -> Non
         assert row in export, row
 
 
-def test_the_download_fences_survive_backticks_in_code(demo, pages) -> None:
+def test_the_download_fences_survive_backticks_in_code(shared_demo, pages) -> None:
     export = pages["downloads/demo-decision-map.md"]
     fences = [t for t in MarkdownIt("commonmark").parse(export) if t.type == "fence"]
     # every cited range of the demo once per entry: seven in the full map, two of the problem
     assert len(fences) == 9
     assert {f.info for f in fences} == {"ts", "js"}
-    source = (demo.upstream / "src" / "session.ts").read_text().expandtabs(4).split("\n")
+    source = (shared_demo.upstream / "src" / "session.ts").read_text().expandtabs(4).split("\n")
     described = textwrap.dedent("\n".join(source[15:19])) + "\n"
     assert "```` four backticks" in described
     assert described in [f.content for f in fences]
@@ -406,7 +443,8 @@ def test_the_download_keeps_injected_markup_as_text(pages) -> None:
 # --- what stops a build ---------------------------------------------------------------------------
 
 
-def test_a_drifted_citation_stops_rendering_and_names_its_line(demo) -> None:
+def test_a_drifted_citation_stops_rendering_and_names_its_line(tmp_path) -> None:
+    demo = make_demo_site(tmp_path / "own")  # its repository gets a release more
     # G1's second citation was checked at 0.9.0, where two more lines opened the file
     tag_version(demo.upstream, "0.9.0", "src/session.ts", lambda text: "// one\n// two\n" + text)
     replace_in(demo.map_folder / "G1.yaml", "    lines: 21-23", '    lines: 23-25\n    version: "0.9.0"')
@@ -863,6 +901,7 @@ def test_the_render_command_writes_the_site_with_its_pages_and_probe_results(dem
     from generator.probes import run as probe
     from conftest import run_main
 
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path / "cache"))  # a fetch --quiet must keep quiet about
     (demo.map_folder / "probes").mkdir()
     (demo.map_folder / "probes" / "D1.mjs").write_text("console.log(JSON.stringify({asked: 0}));\n")
     replace_in(demo.map_folder / "D1.yaml", "\ncites:", "\nprobe:\n  shows: Nobody is asked.\n  expect: {asked: 0}\ncites:")
