@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ import yaml
 from conftest import ROOT, in_ci, live_with, require, run_cli, run_main
 from generator.errors import display_path
 from generator.map.load import load_maps
+from generator.probes.install import install_pi
 from generator.probes.run import run_probes, same_value
 from generator.probes.sandbox import Limits, SandboxMissing, choose_sandbox
 
@@ -121,10 +123,14 @@ def test_the_text_table_and_the_exit_code(pi_env: Path, tmp_path: Path, capsys: 
 
 
 @pytest.mark.network
-def test_a_second_run_is_remembered_and_a_changed_script_runs_again(pi_env: Path, tmp_path: Path) -> None:
+def test_a_second_run_is_remembered_and_a_changed_script_runs_again(pi_env: Path, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     decisions = probe_map(tmp_path, ["P1", "P3"])
     [pi] = load_maps(decisions)
-    shutil.rmtree(pi_env / "probes", ignore_errors=True)  # results remembered by earlier tests
+    # a PROBE_* setting no other run had (it is part of what a result is remembered by): nothing
+    # remembered by earlier tests or by the real site's build answers the first run, and what they
+    # remembered in the run's shared cache stays there for the tests that read it after this one
+    monkeypatch.setenv("PROBE_FRESH_FOR_TEST", uuid.uuid4().hex)
     started = time.monotonic()
     first = run_probes(pi)
     ran = time.monotonic() - started
@@ -176,7 +182,7 @@ def test_a_changed_shared_module_runs_again_the_probes_that_import_it(pi_env: Pa
 def test_a_warm_install_needs_no_network(pi_env: Path, tmp_path: Path) -> None:
     decisions = probe_map(tmp_path, ["P1"])
     [pi] = load_maps(decisions)
-    run_probes(pi)  # installed (or already there)
+    install_pi(pi, pi.version, quiet=True)  # installed (or already there)
     run = run_cli("probe", "--decisions", decisions, "--quiet", env={**OFFLINE, "DECISION_MAP_PROBE_CACHE": "off"})
     assert run.code == 0, run.stderr
     assert "(cached)" not in run.stdout  # it really ran
@@ -185,7 +191,6 @@ def test_a_warm_install_needs_no_network(pi_env: Path, tmp_path: Path) -> None:
 @pytest.mark.network
 def test_the_install_keeps_the_lockfile_with_the_registrys_integrity(pi_env: Path, tmp_path: Path) -> None:
     from generator.source.fetch import registry_integrity
-    from generator.probes.install import install_pi
 
     [pi] = load_maps(probe_map(tmp_path, ["P1"]))
     install = install_pi(pi, "1.6.0", quiet=True)
