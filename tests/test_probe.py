@@ -12,6 +12,8 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -19,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ROOT, in_ci, live_with, require, run_cli, run_main
+from conftest import ROOT, in_ci, live_with, python_env, require, run_cli, run_main
 from generator.errors import display_path
 from generator.map.load import load_maps
 from generator.probes.install import install_pi
@@ -147,6 +149,25 @@ def test_a_second_run_is_remembered_and_a_changed_script_runs_again(pi_env: Path
     # 60 s to finish says nothing of a run given 59), and is remembered under its own
     assert [r.cached for r in run_probes(pi, ids=["P3"], limits=Limits(seconds=59))] == [False]
     assert [r.cached for r in run_probes(pi, ids=["P3"], limits=Limits(seconds=59))] == [True]
+
+
+@pytest.mark.network
+def test_the_same_probe_run_by_two_processes_at_once_runs_once(pi_env: Path, tmp_path: Path) -> None:
+    """The real site's build and `probe` (or two builds) at the same moment: the one that starts
+    second waits for the other's run and reads what it remembered, the same draw."""
+    decisions = probe_map(tmp_path, [])
+    add_probe(decisions, "X1", "await new Promise(done => setTimeout(done, 3000));\n"
+                               "console.log(JSON.stringify({ran: true, drawn: Math.random()}));\n")
+    env = python_env(PROBE_FRESH_FOR_TEST=uuid.uuid4().hex)  # nothing remembered yet
+    command = [sys.executable, "-m", "generator", "probe", "--decisions", str(decisions), "--format", "json",
+               "--quiet"]
+    started = [subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True) for _ in range(2)]
+    ended = [run.communicate(timeout=600) for run in started]
+    assert [run.returncode for run in started] == [0, 0], [err[-2000:] for _, err in ended]
+    [one], [other] = (json.loads(out)["probes"] for out, _ in ended)
+    assert sorted([one["remembered"], other["remembered"]]) == [False, True]
+    assert one["result"] == other["result"]
 
 
 @pytest.mark.network
