@@ -265,7 +265,8 @@ class RealBuild:
             pi_cache.mkdir(exist_ok=True)
             # pi's trees, its install and the probes' results come from the run's own cache (empty
             # when the run starts): each probe runs once in the run, here or in a probe test that ran
-            # it first with the same script, install and limits, and the other reads the result
+            # it first with the same script, install and limits, and the other reads the result (one
+            # that asks while the other runs it waits for that run: generator.probes.run._alone_with)
             env = python_env(**QUIET_MKDOCS, DECISION_MAP_CACHE=str(pi_cache), DECISION_MAP_SITE_URL=REAL_SITE_URL,
                              DECISION_MAP_REPOSITORY=REAL_SITE_REPOSITORY)
             build = [sys.executable, "-m", "generator", "build", "--config", str(ROOT / "mkdocs.yml"),

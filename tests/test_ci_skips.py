@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from conftest import ROOT, python_env
@@ -44,8 +45,12 @@ def run_pytest(folder: Path, ci: bool, options: tuple[str, ...] = ()) -> subproc
     env.pop("DECISION_MAP_CI", None)
     if ci:
         env["DECISION_MAP_CI"] = "1"
+    # a base folder of its own: with pytest's default one (/tmp/pytest-of-<user>) the inner run would
+    # remove the oldest numbered folders there, which other runs of the suite may still be using
+    basetemp = tempfile.mkdtemp(prefix="pytest-", dir=folder.parent)
     return subprocess.run([sys.executable, "-m", "pytest", "-rfEs", "-p", "no:cacheprovider", "-c", os.devnull,
-                           "--rootdir", str(folder), "-o", "markers=network\nbrowser", *options, str(folder)],
+                           "--rootdir", str(folder), "--basetemp", basetemp, "-o", "markers=network\nbrowser",
+                           *options, str(folder)],
                           cwd=folder, env=env, capture_output=True, text=True, timeout=300)
 
 

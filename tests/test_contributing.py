@@ -31,9 +31,10 @@ def _yaml(path: Path):
 
 
 @pytest.fixture
-def pi_map(tmp_path_factory, monkeypatch):
-    """A decisions/ folder pinned like the real map, sharing one real pi cache across these tests."""
-    monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path_factory.getbasetemp() / "pi-cache"))
+def pi_map(tmp_path_factory, pi_cache, monkeypatch):
+    """A decisions/ folder pinned like the real map, with the run's cache of real pi trees (a worker's
+    own base folder would hold a second copy of pi 1.6.0, fetched again)."""
+    monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
     folder = tmp_path_factory.mktemp("contrib") / "decisions"
     shutil.copytree(ROOT / "decisions" / "pi", folder / "pi")
     return folder

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from conftest import ROOT, python_env
@@ -23,8 +24,11 @@ def run_golden_test(tests: Path, update: bool) -> subprocess.CompletedProcess:
     env.pop("UPDATE_GOLDEN", None)
     if update:
         env["UPDATE_GOLDEN"] = "1"
+    # a base folder of its own: with pytest's default one (/tmp/pytest-of-<user>) the inner run would
+    # remove the oldest numbered folders there, which other runs of the suite may still be using
+    basetemp = tempfile.mkdtemp(prefix="pytest-", dir=tests.parent)
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tests),
-                           "-c", os.devnull, str(tests / GOLDEN_TEST)],
+                           "--basetemp", basetemp, "-c", os.devnull, str(tests / GOLDEN_TEST)],
                           cwd=tests, env=env, capture_output=True, text=True, timeout=300)
 
 

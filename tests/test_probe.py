@@ -12,15 +12,19 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import ROOT, in_ci, live_with, require, run_cli, run_main
+from conftest import ROOT, in_ci, live_with, python_env, require, run_cli, run_main
 from generator.errors import display_path
 from generator.map.load import load_maps
+from generator.probes.install import install_pi
 from generator.probes.run import run_probes, same_value
 from generator.probes.sandbox import Limits, SandboxMissing, choose_sandbox
 
@@ -121,10 +125,14 @@ def test_the_text_table_and_the_exit_code(pi_env: Path, tmp_path: Path, capsys: 
 
 
 @pytest.mark.network
-def test_a_second_run_is_remembered_and_a_changed_script_runs_again(pi_env: Path, tmp_path: Path) -> None:
+def test_a_second_run_is_remembered_and_a_changed_script_runs_again(pi_env: Path, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     decisions = probe_map(tmp_path, ["P1", "P3"])
     [pi] = load_maps(decisions)
-    shutil.rmtree(pi_env / "probes", ignore_errors=True)  # results remembered by earlier tests
+    # a PROBE_* setting no other run had (it is part of what a result is remembered by): nothing
+    # remembered by earlier tests or by the real site's build answers the first run, and what they
+    # remembered in the run's shared cache stays there for the tests that read it after this one
+    monkeypatch.setenv("PROBE_FRESH_FOR_TEST", uuid.uuid4().hex)
     started = time.monotonic()
     first = run_probes(pi)
     ran = time.monotonic() - started
@@ -141,6 +149,25 @@ def test_a_second_run_is_remembered_and_a_changed_script_runs_again(pi_env: Path
     # 60 s to finish says nothing of a run given 59), and is remembered under its own
     assert [r.cached for r in run_probes(pi, ids=["P3"], limits=Limits(seconds=59))] == [False]
     assert [r.cached for r in run_probes(pi, ids=["P3"], limits=Limits(seconds=59))] == [True]
+
+
+@pytest.mark.network
+def test_the_same_probe_run_by_two_processes_at_once_runs_once(pi_env: Path, tmp_path: Path) -> None:
+    """The real site's build and `probe` (or two builds) at the same moment: the one that starts
+    second waits for the other's run and reads what it remembered, the same draw."""
+    decisions = probe_map(tmp_path, [])
+    add_probe(decisions, "X1", "await new Promise(done => setTimeout(done, 3000));\n"
+                               "console.log(JSON.stringify({ran: true, drawn: Math.random()}));\n")
+    env = python_env(PROBE_FRESH_FOR_TEST=uuid.uuid4().hex)  # nothing remembered yet
+    command = [sys.executable, "-m", "generator", "probe", "--decisions", str(decisions), "--format", "json",
+               "--quiet"]
+    started = [subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True) for _ in range(2)]
+    ended = [run.communicate(timeout=600) for run in started]
+    assert [run.returncode for run in started] == [0, 0], [err[-2000:] for _, err in ended]
+    [one], [other] = (json.loads(out)["probes"] for out, _ in ended)
+    assert sorted([one["remembered"], other["remembered"]]) == [False, True]
+    assert one["result"] == other["result"]
 
 
 @pytest.mark.network
@@ -176,7 +203,7 @@ def test_a_changed_shared_module_runs_again_the_probes_that_import_it(pi_env: Pa
 def test_a_warm_install_needs_no_network(pi_env: Path, tmp_path: Path) -> None:
     decisions = probe_map(tmp_path, ["P1"])
     [pi] = load_maps(decisions)
-    run_probes(pi)  # installed (or already there)
+    install_pi(pi, pi.version, quiet=True)  # installed (or already there)
     run = run_cli("probe", "--decisions", decisions, "--quiet", env={**OFFLINE, "DECISION_MAP_PROBE_CACHE": "off"})
     assert run.code == 0, run.stderr
     assert "(cached)" not in run.stdout  # it really ran
@@ -185,7 +212,6 @@ def test_a_warm_install_needs_no_network(pi_env: Path, tmp_path: Path) -> None:
 @pytest.mark.network
 def test_the_install_keeps_the_lockfile_with_the_registrys_integrity(pi_env: Path, tmp_path: Path) -> None:
     from generator.source.fetch import registry_integrity
-    from generator.probes.install import install_pi
 
     [pi] = load_maps(probe_map(tmp_path, ["P1"]))
     install = install_pi(pi, "1.6.0", quiet=True)

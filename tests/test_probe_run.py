@@ -280,6 +280,17 @@ def test_an_edited_shared_module_runs_the_probes_that_import_it_again(tmp_path: 
     assert (again["D1"].cached, again["D1"].result["n"], again["D2"].cached) == (False, 2, True)
 
 
+def test_the_same_run_asked_twice_at_once_is_made_once(tmp_path: Path) -> None:
+    # two entries with one script start together (two run at a time), as one probe does in the site's
+    # build and in `probe` at the same moment: the later one waits, then reads what the other remembered
+    slow = "await new Promise(done => setTimeout(done, 1500));\n" + RANDOM
+    demo = probed_map(tmp_path, {"D1": (slow, ()), "D2": (slow, ())})
+    cached_pi(demo)
+    first, second = run_probes(demo)
+    assert sorted([first.cached, second.cached]) == [False, True]
+    assert first.result == second.result and first.status == second.status == "holds"
+
+
 def test_a_probe_that_could_not_run_is_not_remembered(tmp_path: Path) -> None:
     demo = probed_map(tmp_path, {"D1": ('throw new Error("flaky");\n', ())})
     cached_pi(demo)
@@ -332,7 +343,7 @@ def test_probe_stopped_by_sigterm_ends_every_sandbox_and_gives_the_signal_back(t
     marker = f"probe-{uuid.uuid4().hex}"
     hang = ('import { spawn } from "node:child_process";\n'
             f'spawn("sh", ["-c", "sleep 60; echo {marker}"]);\nsetInterval(() => {{}}, 1000);\n')
-    demo = probed_map(tmp_path, {"D1": (hang, ()), "D2": (hang, ())})
+    demo = probed_map(tmp_path, {"D1": (hang, ()), "D2": (hang + "// D2\n", ())})  # (two runs, not one)
     cached_pi(demo)
     heard = []
 
@@ -367,7 +378,8 @@ def test_a_probe_not_started_when_probe_is_stopped_never_starts(tmp_path: Path) 
     marker = f"probe-{uuid.uuid4().hex}"
     hang = ('import { spawn } from "node:child_process";\n'
             f'spawn("sh", ["-c", "sleep 60; echo {marker}"]);\nsetInterval(() => {{}}, 1000);\n')
-    demo = probed_map(tmp_path, {"D1": (hang, ()), "D2": (hang, ()), "D3": (hang + "// D3\n", ())})
+    # three scripts (the same one would run once: see test_probe.py)
+    demo = probed_map(tmp_path, {"D1": (hang, ()), "D2": (hang + "// D2\n", ()), "D3": (hang + "// D3\n", ())})
     cached_pi(demo)
 
     def stop_when_running() -> None:  # what SIGINT's handler does (two probes run at a time)

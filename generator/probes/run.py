@@ -6,8 +6,10 @@ key of the entry's ``expect`` has that value in the result, *fails* when one doe
 Results are remembered in the cache by (script, the shared modules it imports from its folder,
 version, the sha256 of every installed file, the harness and its sandbox, PROBE_* settings, the
 limits), so a second run at the same version runs nothing, and an install edited since is refused
-before anything is recalled (:mod:`generator.probes.install`). A shared module (``probes/_session.mjs``)
-runs read-only beside each probe that imports it (:func:`generator.map.model.shared_modules`).
+before anything is recalled (:mod:`generator.probes.install`). The same run made by another process
+at that moment (the site's build and `probe`) is waited for, then recalled. A shared module
+(``probes/_session.mjs``) runs read-only beside each probe that imports it
+(:func:`generator.map.model.shared_modules`).
 
 ``probe`` stopped by SIGTERM, SIGHUP or SIGINT first ends every sandbox it runs, with all they
 started, and removes their folders and groups (:func:`generator.probes.sandbox.stop_every_run`).
@@ -24,6 +26,7 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +36,7 @@ from ..source.fetch import cache_root
 from ..map.model import DecisionMap, EditionProbe, Entry, shared_modules
 from .install import Node, PiInstall, find_node, install_pi
 from .sandbox import (PRELOAD, WEAK_WARNING, Limits, Sandbox, SandboxRun, Stopped, allow_runs, choose_sandbox,
-                            error_line, explain, run_sandboxed, stop_every_run)
+                            error_line, explain, run_sandboxed, stop_every_run, stopping)
 
 STATUSES = ("holds", "fails", "error")
 _HARNESS_FILES = (Path(__file__), Path(__file__).with_name("sandbox.py"), Path(__file__).with_name("limits.py"),
@@ -184,16 +187,27 @@ def _run_one(decision_map: DecisionMap, entry: Entry, version: str, node: Node, 
     if remembered is not None:
         return _judged(remembered["result"], remembered["seconds"], base, cached=True)
     try:
-        run = run_sandboxed(code, script.name, node, install, limits, shown, sandbox, passed, beside)
+        alone = _alone_with(key, limits) if use_cache else None
     except Stopped:
         return ProbeResult(status="error", result={}, seconds=0.0, reason="not run: probe was stopped", **base)
-    result, why = _result_of(run, limits)
-    if result is None:
-        return ProbeResult(status="error", result={}, seconds=run.seconds, line=error_line(run, shown),
-                           reason=f"the probe {why}{_in_shared(run, beside)} (run with pi {version})", **base)
-    if use_cache:
-        _remember(key, {"result": result, "seconds": run.seconds})
-    return _judged(result, run.seconds, base)
+    try:
+        remembered = _recall(key) if alone is not None else None  # by the run we waited for
+        if remembered is not None:
+            return _judged(remembered["result"], remembered["seconds"], base, cached=True)
+        try:
+            run = run_sandboxed(code, script.name, node, install, limits, shown, sandbox, passed, beside)
+        except Stopped:
+            return ProbeResult(status="error", result={}, seconds=0.0, reason="not run: probe was stopped", **base)
+        result, why = _result_of(run, limits)
+        if result is None:
+            return ProbeResult(status="error", result={}, seconds=run.seconds, line=error_line(run, shown),
+                               reason=f"the probe {why}{_in_shared(run, beside)} (run with pi {version})", **base)
+        if use_cache:
+            _remember(key, {"result": result, "seconds": run.seconds})
+        return _judged(result, run.seconds, base)
+    finally:
+        if alone is not None:
+            alone.release()
 
 
 def _in_shared(run: SandboxRun, beside: dict[str, tuple[bytes, str]]) -> str:
@@ -249,6 +263,34 @@ def _harness_digest(node: Node, sandbox: Sandbox) -> str:
         digest.update(path.read_bytes())
     digest.update(sandbox.name.encode())
     return digest.hexdigest()[:16]
+
+
+def _alone_with(key: str, limits: Limits):
+    """The lock of the run remembered by ``key``, once no other process (or thread) holds it: while
+    one runs the very same probe (the site's build and `probe` at once, or two builds), the other
+    waits, then reads what it remembered instead of running it a second time. Waits no longer than
+    that run may last; then, or when the cache has no room for locks, None (run without it).
+    Raises :class:`Stopped` when ``probe`` is being stopped meanwhile."""
+    from filelock import FileLock, Timeout  # imported here: a remembered result never needs it
+
+    folder = cache_root() / "locks"  # (beside the locks of the installs and trees)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    lock = FileLock(str(folder / f"probe-{key}.lock"))
+    waited_until = time.monotonic() + limits.seconds + 30  # (its own start and its check of the install)
+    while True:
+        if stopping():
+            raise Stopped()
+        try:
+            lock.acquire(timeout=0.5)
+            return lock
+        except Timeout:
+            if time.monotonic() > waited_until:
+                return None
+        except OSError:
+            return None
 
 
 def _recall(key: str) -> dict | None:

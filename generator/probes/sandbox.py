@@ -323,6 +323,11 @@ def stop_every_run() -> None:
             group.kill()
 
 
+def stopping() -> bool:
+    """Whether :func:`stop_every_run` was called (and no run may start)."""
+    return _stopping.is_set()
+
+
 def allow_runs() -> None:
     """Undo :func:`stop_every_run` (for a later run in the same process, such as a test's)."""
     _stopping.clear()
