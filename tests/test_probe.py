@@ -133,12 +133,8 @@ def test_a_second_run_is_remembered_and_a_changed_script_runs_again(pi_env: Path
     # remembered by earlier tests or by the real site's build answers the first run, and what they
     # remembered in the run's shared cache stays there for the tests that read it after this one
     monkeypatch.setenv("PROBE_FRESH_FOR_TEST", uuid.uuid4().hex)
-    started = time.monotonic()
     first = run_probes(pi)
-    ran = time.monotonic() - started
-    started = time.monotonic()
-    second = run_probes(pi)
-    assert time.monotonic() - started < ran / 2  # what is left: the check of every installed file
+    second = run_probes(pi)  # (not timed: the flags below say what was run and what was remembered)
     assert [r.cached for r in first] == [False, False] and [r.cached for r in second] == [True, True]
     assert [r.as_json()["remembered"] for r in second] == [True, True]
     assert [r.result for r in first] == [r.result for r in second]
