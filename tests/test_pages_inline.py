@@ -15,14 +15,12 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import jinja2
 import pytest
-from jinja2.bccache import FileSystemBytecodeCache
 
+from conftest import templates_compiled_once
 from generator.citations.verify import Trees, verify_map
 from generator.errors import DriftError, InputError
 from generator.map.load import load_maps
-from generator.site.pages import environment as templates
 from generator.site.render import (hand_written_collisions, is_download, is_entry_page, render_folder, render_pages,
                                    render_site, site_nav)
 from generator.source.fetch import SourceTree
@@ -34,18 +32,11 @@ SOME_LINE = "[{file: src/session.ts, lines: 5}]"
 
 
 @pytest.fixture(scope="module", autouse=True)
-def templates_compiled_once():
-    """Jinja compiles every template again for each new environment (a second per render); a
-    bytecode cache (Jinja's own, keyed by each template's source) keeps the compiled code, so only
-    the first render of a run pays for it. What the templates produce is the same."""
-    shared = FileSystemBytecodeCache()
-
-    class Cached(jinja2.Environment):
-        def __init__(self, *args, **kwargs) -> None:
-            super().__init__(*args, bytecode_cache=shared, **kwargs)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(templates, "Environment", Cached)
+def compiled_once():
+    """The templates are compiled once for this file's renders, in memory (see conftest): only the
+    first render of the module pays for it, and an environment set up differently (a mutant's)
+    compiles its own. What the templates produce is the same."""
+    with templates_compiled_once():
         yield
 
 
