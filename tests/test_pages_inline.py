@@ -771,7 +771,8 @@ def test_a_probe_that_did_not_hold_says_so(demo, status, shown) -> None:
     if status is None:
         del result.status
     probe = probe_section(demo.render(probes={"D1": result}).pages["demo/D1.md"])
-    assert f'">{shown} at demo 1.1.0</span>' in probe
+    # the badge's colour: a result without a status is an error too
+    assert f'<span class="dm-probe dm-probe--{status or "error"}">{shown} at demo 1.1.0</span>' in probe
     assert "It took" not in probe
 
 
@@ -842,6 +843,13 @@ def test_the_script_and_its_module_are_shown_to_their_last_character(demo) -> No
     probe = probe_section(demo.render(probes={"D1": ProbeResult(script)}).pages["demo/D1.md"])
     assert "```js\nexport const MAX = 3;\nexport const LIMIT = MAX\n```" in probe
     assert "ran: true}))\n// LIMIT is MAX\n```" in probe
+
+
+def test_a_result_s_text_is_shown_as_written_not_escaped(demo) -> None:
+    result = ProbeResult(with_probe(demo), result={"asked": False, "said": "l’extension"})
+    probe = probe_section(demo.render(probes={"D1": result}).pages["demo/D1.md"])
+    assert '```json\n{\n  "asked": false,\n  "said": "l’extension"\n}\n```' in probe
+    assert "It took 1.5 s in this build.\n" in probe  # and no message after it: the run said nothing more
 
 
 def test_the_probe_s_expectation_is_shown_as_json(demo) -> None:
