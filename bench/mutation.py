@@ -111,7 +111,7 @@ GUARDS = {
     # badges, what a probe printed, the groups, the code cut for a citation, the home page's counts
     # (the same in-process tests), the views' assembly (map_view), a probe's view (_probe), the census
     # (_census) and the extension links (_extension_links). Not measured: the views' small properties
-    # (a card's headline, the map's counts and the like: one line each, 'a' for 'b' mutants by the hundred)
+    # (a card's headline, the map's counts and the like), not chosen yet
     "generator/site/pages/views.py": ["MapView.link", "MapView.issue_url", "MapView.neighbours", "MapView.shared_levers_of",
                                       "MapView.group_of", "Card.code_anchor", "GroupView.count", "changed_decisions",
                                       "fixed_in", "observed", "change_anchors", "worded", "gallery_view", "version_key",
