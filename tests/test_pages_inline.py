@@ -762,7 +762,8 @@ def test_a_probe_that_did_not_hold_says_so(demo, status, shown) -> None:
     if status is None:
         del result.status
     probe = probe_section(demo.render(probes={"D1": result}).pages["demo/D1.md"])
-    assert f'">{shown} at demo 1.1.0</span>' in probe
+    # the badge's colour: a result without a status is an error too
+    assert f'<span class="dm-probe dm-probe--{status or "error"}">{shown} at demo 1.1.0</span>' in probe
     assert "It took" not in probe
 
 
@@ -820,6 +821,26 @@ def test_a_probe_shows_the_modules_it_imports_and_survives_a_missing_script(demo
     result.script = None
     probe = probe_section(demo.render(probes={"D1": result}).pages["demo/D1.md"])
     assert "<summary>The script, <code>D1.mjs</code></summary>" in probe
+    del result.script  # nor when it carries no script at all
+    probe = probe_section(demo.render(probes={"D1": result}).pages["demo/D1.md"])
+    assert "<summary>The script, <code>D1.mjs</code></summary>" in probe
+
+
+def test_the_script_and_its_module_are_shown_to_their_last_character(demo) -> None:
+    script = with_probe(demo)
+    (script.parent / "_limits.mjs").write_text("export const MAX = 3;\nexport const LIMIT = MAX\n")
+    script.write_text('import { LIMIT } from "./_limits.mjs";\nconsole.log(JSON.stringify({asked: false, ran: true}))'
+                      '\n// LIMIT is MAX\n')
+    probe = probe_section(demo.render(probes={"D1": ProbeResult(script)}).pages["demo/D1.md"])
+    assert "```js\nexport const MAX = 3;\nexport const LIMIT = MAX\n```" in probe
+    assert "ran: true}))\n// LIMIT is MAX\n```" in probe
+
+
+def test_a_result_s_text_is_shown_as_written_not_escaped(demo) -> None:
+    result = ProbeResult(with_probe(demo), result={"asked": False, "said": "l’extension"})
+    probe = probe_section(demo.render(probes={"D1": result}).pages["demo/D1.md"])
+    assert '```json\n{\n  "asked": false,\n  "said": "l’extension"\n}\n```' in probe
+    assert "It took 1.5 s in this build.\n" in probe  # and no message after it: the run said nothing more
 
 
 def test_the_probe_s_expectation_is_shown_as_json(demo) -> None:
@@ -979,6 +1000,18 @@ def test_code_that_overrules_code_is_other_code(demo) -> None:
 def test_with_no_overrides_the_census_has_no_overrule_table(demo) -> None:
     census = demo.render().pages["demo/census.md"]
     assert "Can overrule the default holder" not in census and "Can be overruled" not in census
+
+
+def test_the_most_cited_files_come_first_and_files_cited_as_often_by_name(demo, tmp_path: Path) -> None:
+    upstream = tmp_path / "upstream-with-zeta"
+    shutil.copytree(SOURCES["1.0.0"], upstream)
+    (upstream / "src" / "zeta.js").write_text("// Risky tools.\nexport const risky = new Set();\n")
+    demo.sources["1.0.0"] = upstream
+    # D2, which comes before G1 (the one entry citing src/loop.js), cites a file named after it
+    replace_in(demo.folder / "D2.yaml", "    lines: 5", "    lines: 5\n  - file: src/zeta.js\n    lines: 2")
+    census = demo.render().pages["demo/census.md"]
+    assert ("| <code>src/session.ts</code> | 8 | 4 |\n| <code>src/loop.js</code> | 1 | 1 |\n"
+            "| <code>src/zeta.js</code> | 1 | 1 |\n") in census
 
 
 @pytest.mark.parametrize("ids, gaps", [
