@@ -61,12 +61,17 @@ CORE = {
 # real sandbox (tests/probe_fixtures.py); pi itself, from the registry, is left to the network tests.
 GUARDS = {
     # fetch: what keeps a hostile or broken download off the machine and the cache whole (the
-    # tarball's integrity, the source maps' paths, the locked atomic publish, the digests), and how
-    # its failures are worded; not yet measured: the npm and git calls themselves, the history
-    # repository, the manifest's writing, the progress display (870 mutants in all, hours on two
-    # busy cores)
+    # tarball's integrity, the source maps' paths, a shipped package's files, the locked atomic
+    # publish, the manifest and its digests), how its failures are worded, and the npm and git
+    # calls against a fake npm in a folder and local git repositories (tests/test_fetch.py): the
+    # download (npm view, npm pack, their answers read), the packages fetched together, the clone
+    # at a ref or a commit. Not yet measured: fetch_tree and refetch themselves (reached by every
+    # test), the cache's key, the history repository's writing (_record_history), the progress
+    # display (_Progress)
     "generator/source/fetch.py": ["_rebuild_sources", "_check_integrity", "_open", "SourceTree.read", "SourceTree._classify",
-                           "SourceTree.classify", "publish_once", "renamed_files", "_npm_failure", "_git_failure"],
+                           "SourceTree.classify", "publish_once", "renamed_files", "_npm_failure", "_git_failure",
+                           "_npm", "_missing_package", "_download_npm", "registry_integrity", "_npm_json",
+                           "_fetch_npm", "_unpack_shipped", "_write_manifest", "_fetch_git"],
     "generator/site/page_check.py": ["*"], "generator/site/build.py": ["*"],
     # scaffold: a new entry (its position, group and ID guessed, nothing written when refused); a new
     # overlay (`new_extension`) fetches its extension from the registry, so only the network test

@@ -435,6 +435,73 @@ def test_source_map_path_through_a_symlink_is_refused(tmp_path: Path) -> None:
     assert list(outside.iterdir()) == []
 
 
+# --- a shipped package: its files as they are (an extension's own map) -------------------------------
+
+
+def shipped_package(tmp_path: Path, monkeypatch, members: list[tuple[str, bytes | str]]) -> tuple[FakeNpm, object]:
+    """A fake registry holding @demo/ext@1.0.0, a tarball of ``members`` (name, bytes; or name, "->target"
+    for a symlink), and the map `levers` and an extension's overlay read it through."""
+    import io
+    import tarfile
+    from generator.map.model import extension_map
+    npm = FakeNpm(tmp_path / "fake-npm")
+    monkeypatch.setenv("DECISION_MAP_NPM", str(npm.script))
+    path = tmp_path / "ext.tgz"
+    with tarfile.open(path, "w:gz") as archive:
+        for name, content in members:
+            info = tarfile.TarInfo(name)
+            if isinstance(content, str):
+                info.type, info.linkname = tarfile.SYMTYPE, content.removeprefix("->")
+                archive.addfile(info)
+            else:
+                info.size = len(content)
+                archive.addfile(info, io.BytesIO(content))
+    npm.registry["packages"]["@demo/ext@1.0.0"] = {"tarball": str(path), "integrity": integrity(path)}
+    npm.save()
+    return npm, extension_map("@demo/ext", "1.0.0")
+
+
+def test_a_shipped_package_is_its_files_as_published_and_nothing_outside_it(tmp_path, monkeypatch) -> None:
+    """Every regular file under the tarball's package/ folder, byte for byte; a link, a bundled
+    dependency, a name that climbs out, and a file beside package/ are left out, and nothing lands
+    outside the tree."""
+    binary = bytes(range(256))
+    npm, ext = shipped_package(tmp_path, monkeypatch, [
+        ("package/package.json", b'{"name": "@demo/ext"}'), ("package/index.ts", AGENT_TS.encode()),
+        ("package/lib/./data.bin", binary), ("README", b"beside package/"),
+        ("package/link.ts", f"->{tmp_path / 'secret.ts'}"), ("package/node_modules/dep/index.js", b"bundled"),
+        ("package/lib/../../../evil.ts", b"climbed out"), ("package/../evil2.ts", b"climbed out")])
+    (tmp_path / "secret.ts").write_text("secret")
+    tree = fetch_tree(ext, "1.0.0", quiet=True)
+    assert sorted(tree.files) == ["index.ts", "lib/data.bin", "package.json"]
+    assert tree.read("index.ts") == AGENT_TS.encode() and tree.read("lib/data.bin") == binary
+    assert tree.integrity == {"@demo/ext": npm.registry["packages"]["@demo/ext@1.0.0"]["integrity"]}
+    written = sorted(p.name for p in tmp_path.rglob("*") if p.is_file() and "fake-npm" not in p.parts)
+    assert "evil.ts" not in written and "evil2.ts" not in written and "README" not in written
+    assert not any(p.name == "link.ts" or p.is_symlink() for p in tree.root.rglob("*"))
+    assert [c.split()[:2] for c in npm.calls] == [["view", "@demo/ext@1.0.0"], ["pack", "@demo/ext@1.0.0"]]
+
+
+@pytest.mark.parametrize("members, words", [
+    ([("package/node_modules/dep/index.js", b"bundled"), ("index.js", b"beside package/")],
+     "@demo/ext@1.0.0: the tarball holds no files"),
+    ([("package/index.js", b"x" * 4000)] * 3, "@demo/ext@1.0.0: the tarball is truncated or corrupt"),
+])
+def test_a_shipped_package_with_no_files_or_a_broken_tarball_is_refused(tmp_path, monkeypatch, members, words) -> None:
+    from generator.errors import FetchError
+    npm, ext = shipped_package(tmp_path, monkeypatch, members)
+    if "truncated" in words:  # the registry serves half the tarball, with the hash of those bytes
+        entry = npm.registry["packages"]["@demo/ext@1.0.0"]
+        tgz = Path(entry["tarball"])
+        tgz.write_bytes(tgz.read_bytes()[: tgz.stat().st_size // 2])
+        entry["integrity"] = integrity(tgz)
+        npm.save()
+    with pytest.raises(FetchError) as refused:
+        fetch_tree(ext, "1.0.0", quiet=True)
+    assert str(refused.value).startswith(words)
+    assert not list((cache_root() / "trees").glob("*/1.0.0"))
+
+
 # --- renames, as the history repository's git reports them ------------------------------------------
 
 
