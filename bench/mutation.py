@@ -79,8 +79,12 @@ GUARDS = {
     "generator/scaffold.py": ["parse_position", "new_entry", "guess_group", "next_id", "_loaded_map"],
     "generator/citations/replay.py": ["*"],
     # the install pi's probes run: a copy edited after it was installed is refused (its manifest, the
-    # digest of every file, mode and link); the npm calls themselves need the registry, not measured
-    "generator/probes/install.py": ["_open", "_tree", "_entry", "_changed", "_tree_digest", "find_node", "_node"],
+    # digest of every file, mode and link); the install itself with npm a stand-in that lays the
+    # packages and writes their lockfile (tests/test_probe_install.py: npm's command and settings,
+    # the lockfile's checks, the install kept and reused). Not measured: the wheel's Node found
+    # (_wheel_node); the real npm, from the registry, is left to the network tests
+    "generator/probes/install.py": ["_open", "_tree", "_entry", "_changed", "_tree_digest", "find_node", "_node",
+                                    "install_pi", "_npm_install", "_check_lock"],
     # the sandbox chosen, or the run refused (no bwrap, a bwrap that cannot make its sandbox, bad
     # limits); running in it needs pi from the registry (the network tests), not measured here
     "generator/probes/sandbox.py": ["Limits.from_environment", "choose_sandbox", "_working_bwrap"],
@@ -197,7 +201,8 @@ TESTS = {
         "test_a_bad_entry_fails_the_mkdocs_build_with_one_clean_line_per_problem")), "tests/test_drift_fails.py"],
     "generator/scaffold.py": ["tests/test_new_entry.py"],
     "generator/citations/replay.py": ["tests/test_replay.py"],
-    "generator/probes/install.py": ["tests/test_probe_sandbox.py", "tests/test_probe.py", "tests/test_bad_inputs.py"],
+    "generator/probes/install.py": ["tests/test_probe_install.py", "tests/test_probe_sandbox.py", "tests/test_probe.py",
+                                    "tests/test_bad_inputs.py"],
     "generator/probes/sandbox.py": ["tests/test_probe_sandbox.py", "tests/test_probe.py", "tests/test_bad_inputs.py"],
     # an entry's hit, the forms of its words and the index file (test_search_index.py), the words as
     # Material's search splits them, and the demo site built (each entry one hit, no code, its ID first)
