@@ -73,10 +73,10 @@ GUARDS = {
                            "_npm", "_missing_package", "_download_npm", "registry_integrity", "_npm_json",
                            "_fetch_npm", "_unpack_shipped", "_write_manifest", "_fetch_git"],
     "generator/site/page_check.py": ["*"], "generator/site/build.py": ["*"],
-    # scaffold: a new entry (its position, group and ID guessed, nothing written when refused); a new
-    # overlay (`new_extension`) fetches its extension from the registry, so only the network test
-    # reaches it: not measured here
-    "generator/scaffold.py": ["parse_position", "new_entry", "guess_group", "next_id", "_loaded_map"],
+    # scaffold: a new entry (its position, group and ID guessed, nothing written when refused), and a
+    # new overlay (`new_extension`) for an extension fetched from a fake npm in a folder (its pin,
+    # each lever's items and citations, the name, what is refused): all of the module
+    "generator/scaffold.py": ["parse_position", "new_entry", "guess_group", "next_id", "_loaded_map", "new_extension"],
     "generator/citations/replay.py": ["*"],
     # the install pi's probes run: a copy edited after it was installed is refused (its manifest, the
     # digest of every file, mode and link); the install itself with npm a stand-in that lays the
@@ -199,7 +199,7 @@ TESTS = {
     "generator/site/build.py": ["tests/test_build_site.py", *(f"tests/test_site_build.py::{name}" for name in (
         "test_generator_build_replaces_the_previous_site", "test_a_failed_build_leaves_the_previous_site_untouched",
         "test_a_bad_entry_fails_the_mkdocs_build_with_one_clean_line_per_problem")), "tests/test_drift_fails.py"],
-    "generator/scaffold.py": ["tests/test_new_entry.py"],
+    "generator/scaffold.py": ["tests/test_new_entry.py", "tests/test_new_extension.py"],
     "generator/citations/replay.py": ["tests/test_replay.py"],
     "generator/probes/install.py": ["tests/test_probe_install.py", "tests/test_probe_sandbox.py", "tests/test_probe.py",
                                     "tests/test_bad_inputs.py"],
