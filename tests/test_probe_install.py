@@ -65,10 +65,14 @@ def test_pi_is_installed_once_without_its_scripts_and_its_lockfile_checked(tmp_p
     assert installs() == [install.root]
 
 
-def test_a_quiet_install_says_nothing(tmp_path, monkeypatch, capsys) -> None:
-    use_fake_npm(monkeypatch, FakeNpm(REGISTRY), REGISTRY)
+def test_a_quiet_install_says_nothing_and_npm_finds_node_without_a_path_set(tmp_path, monkeypatch, capsys) -> None:
+    fake = FakeNpm(REGISTRY)
+    use_fake_npm(monkeypatch, fake, REGISTRY)
+    monkeypatch.delenv("PATH", raising=False)
     install_pi(two_packages(tmp_path), "1.0.0", NODE, quiet=True)
     assert capsys.readouterr().err == ""
+    # no PATH at all (a bare service environment): the probes' Node, then the system's default
+    assert fake.calls[0]["env"]["PATH"] == os.pathsep.join(["/opt/node24/bin", os.defpath])
 
 
 @pytest.mark.parametrize(("edit", "message"), [
