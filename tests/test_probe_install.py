@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from generator.errors import FetchError
-from generator.map.model import NpmPackage, Source
+from generator.errors import FetchError, UsageError
+from generator.map.model import GitPin, NpmPackage, Source
 from generator.probes.install import MANIFEST, Node, install_pi
 from generator.source.fetch import cache_root
-from probe_fixtures import FakeNpm, probed_map, use_fake_npm
+from probe_fixtures import FakeNpm, cached_pi, probed_map, use_fake_npm
 
 # a Node the stand-in npm is run "with": its npm command and bin folder are what the install passes on
 NODE = Node(Path("/opt/node24/bin/node"), "24.1.0", ("/opt/node24/bin/node", "/opt/node24/lib/npm-cli.js"))
@@ -116,3 +116,39 @@ def test_no_readable_lockfile_is_refused(tmp_path, monkeypatch, lock) -> None:
         install_pi(two_packages(tmp_path), "1.0.0", NODE, quiet=True)
     assert str(refused.value) == "npm wrote no readable package-lock.json for pi-ai@1.0.0, pi-demo@1.0.0"
     assert installs() == []
+
+
+def test_the_finished_install_the_probe_fixtures_lay_is_the_one_install_pi_opens(tmp_path, monkeypatch) -> None:
+    """tests/probe_fixtures.py lays a stand-in pi where a finished install is kept: install_pi opens
+    it as it is, asking npm nothing (the probe tests rely on it)."""
+    fake = FakeNpm(REGISTRY)
+    use_fake_npm(monkeypatch, fake, REGISTRY)
+    demo = two_packages(tmp_path)
+    laid = cached_pi(demo)
+    assert install_pi(demo, "1.0.0", NODE, quiet=True).root == laid
+    assert fake.calls == []
+
+
+def test_maps_of_other_packages_get_installs_of_their_own(tmp_path, monkeypatch) -> None:
+    fake = FakeNpm(REGISTRY)
+    use_fake_npm(monkeypatch, fake, REGISTRY)
+    both = install_pi(two_packages(tmp_path), "1.0.0", NODE, quiet=True)
+    one = install_pi(probed_map(tmp_path / "one", {}), "1.0.0", NODE, quiet=True)
+    assert one.root != both.root and one.packages == ("pi-demo",) and both.packages == ("pi-ai", "pi-demo")
+    assert installs() == sorted([one.root, both.root]) and len(fake.calls) == 2
+
+
+def test_a_map_pinned_to_git_or_a_version_npm_cannot_install_is_refused(tmp_path, monkeypatch) -> None:
+    fake = FakeNpm(REGISTRY)
+    use_fake_npm(monkeypatch, fake, REGISTRY)
+    demo = two_packages(tmp_path)
+    on_git = replace(demo, source=Source(git=GitPin("https://example.org/pi.git", "v{version}", None)))
+    with pytest.raises(FetchError) as refused:
+        install_pi(on_git, "1.0.0", NODE, quiet=True)
+    assert str(refused.value) == (f"{demo.path}: probes need pi from npm, but this map's source is a git repository; "
+                                  "give the map a `source: npm:` list of its packages, or drop the probes")
+    with pytest.raises(UsageError) as refused:
+        install_pi(demo, "1.0", NODE, quiet=True)
+    assert str(refused.value) == ("--target 1.0: give an exact pi release such as 1.0.0 (a range, a tag or a path "
+                                  "cannot be installed for probes; `npm view pi-demo versions` lists them)")
+    assert fake.calls == [] and installs() == []
