@@ -44,6 +44,14 @@ def test_git_route_two_tagged_versions(tmp_path: Path, capsys: pytest.CaptureFix
     assert run.json()["citations"][0]["resolved"] == [2, 4]
 
 
+def test_a_git_fetch_says_what_it_clones(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    fetch_tree(demo, "2")
+    ref = demo.source.git.ref.replace("{version}", "2")
+    assert capsys.readouterr().err == f"fetching git: {demo.source.git.url} at {ref}\n"
+
+
 def test_git_route_at_a_commit(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     project = two_versions(tmp_path)
     project.write_map("1", ref=project.commits["2"])  # a commit hash cannot be cloned shallowly by name
@@ -461,19 +469,21 @@ def shipped_package(tmp_path: Path, monkeypatch, members: list[tuple[str, bytes 
     return npm, extension_map("@demo/ext", "1.0.0")
 
 
-def test_a_shipped_package_is_its_files_as_published_and_nothing_outside_it(tmp_path, monkeypatch) -> None:
+def test_a_shipped_package_is_its_files_as_published_and_nothing_outside_it(tmp_path, monkeypatch, capsys) -> None:
     """Every regular file under the tarball's package/ folder, byte for byte; a link, a bundled
     dependency, a name that climbs out, and a file beside package/ are left out, and nothing lands
     outside the tree."""
     binary = bytes(range(256))
     npm, ext = shipped_package(tmp_path, monkeypatch, [
-        ("package/package.json", b'{"name": "@demo/ext"}'), ("package/index.ts", AGENT_TS.encode()),
-        ("package/lib/./data.bin", binary), ("README", b"beside package/"),
-        ("package/link.ts", f"->{tmp_path / 'secret.ts'}"), ("package/node_modules/dep/index.js", b"bundled"),
-        ("package/lib/../../../evil.ts", b"climbed out"), ("package/../evil2.ts", b"climbed out")])
+        ("README", b"beside package/"), ("package/link.ts", f"->{tmp_path / 'secret.ts'}"),
+        ("package/node_modules/dep/index.js", b"bundled"), ("package/lib/../../../evil.ts", b"climbed out"),
+        ("package/../evil2.ts", b"climbed out"), ("package/package.json", b'{"name": "@demo/ext"}'),
+        ("package/index.ts", AGENT_TS.encode()), ("package/lib/./data.bin", binary),
+        ("package/src/deep/er/x.ts", b"deep"), ("package/z.ts", b"last")])
     (tmp_path / "secret.ts").write_text("secret")
-    tree = fetch_tree(ext, "1.0.0", quiet=True)
-    assert sorted(tree.files) == ["index.ts", "lib/data.bin", "package.json"]
+    tree = fetch_tree(ext, "1.0.0")
+    assert capsys.readouterr().err == "fetching npm: @demo/ext@1.0.0\nfetching npm: @demo/ext@1.0.0: 5 source files\n"
+    assert sorted(tree.files) == ["index.ts", "lib/data.bin", "package.json", "src/deep/er/x.ts", "z.ts"]
     assert tree.read("index.ts") == AGENT_TS.encode() and tree.read("lib/data.bin") == binary
     assert tree.integrity == {"@demo/ext": npm.registry["packages"]["@demo/ext@1.0.0"]["integrity"]}
     written = sorted(p.name for p in tmp_path.rglob("*") if p.is_file() and "fake-npm" not in p.parts)

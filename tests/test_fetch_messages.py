@@ -26,9 +26,12 @@ def dependency(spec: str) -> str:
     ("npm error 404 Not Found - GET https://registry.npmjs.org/x", UNKNOWN),
     # a package the one fetched depends on, named as npm names it (a range, or no version at all)
     ("npm error code ETARGET\nnpm error notarget No matching version found for @other/dep@^2.0.0.\n"
-     "npm error notarget In most cases you or one of your dependencies are requesting\n", dependency("@other/dep@^2.0.0")),
-    ("npm error code ETARGET\nnpm error notarget No matching version found for leftpad@~1.2", dependency("leftpad@~1.2")),
-    ("npm error code E404\nnpm error 404  '@other/dep@2.0.0' is not in this registry.\n", dependency("@other/dep@2.0.0")),
+     "npm error notarget In most cases you or one of your dependencies are requesting\n",
+     dependency("@other/dep@^2.0.0")),
+    ("npm error code ETARGET\nnpm error notarget No matching version found for leftpad@~1.2",
+     dependency("leftpad@~1.2")),
+    ("npm error code E404\nnpm error 404  '@other/dep@2.0.0' is not in this registry.\n",
+     dependency("@other/dep@2.0.0")),
     ("npm error code E404\nnpm error 404  'leftpad' is not in this registry.\n", dependency("leftpad")),
     ("npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@other%2fdep - Not found\n",
      dependency("@other/dep")),

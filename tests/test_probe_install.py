@@ -25,7 +25,8 @@ REGISTRY = {"pi-demo": "sha512-demo", "pi-ai": "sha512-ai"}
 
 def two_packages(tmp_path: Path):
     demo = probed_map(tmp_path, {})
-    return replace(demo, source=Source(npm=(NpmPackage("pi-demo", "packages/demo"), NpmPackage("pi-ai", "packages/ai"))))
+    packages = (NpmPackage("pi-demo", "packages/demo"), NpmPackage("pi-ai", "packages/ai"))
+    return replace(demo, source=Source(npm=packages))
 
 
 def installs() -> list[Path]:
