@@ -87,7 +87,9 @@ def test_git_tag_moved_away_from_the_pinned_commit(tmp_path: Path) -> None:
     run = run_cli("verify", "--decisions", project.decisions)
     line = assert_clean_failure(run, f"is commit {moved.hexsha[:12]}", f"the pin records "
                                 f"{project.commits['1'][:12]}", "the ref was moved")
-    assert line.startswith(f"error: {project.url} at v1 ")
+    # each commit shown by its first 12 characters
+    assert line == (f"error: {project.url} at v1 is commit {moved.hexsha[:12]}, but the pin records "
+                    f"{project.commits['1'][:12]}: the ref was moved; check it, then update `commit`")
 
 
 def test_git_pin_updated_to_the_moved_tag_is_fetched_again(tmp_path: Path, capsys) -> None:
@@ -385,6 +387,16 @@ def test_npm_that_answers_garbage(tmp_path, monkeypatch) -> None:
     npm.script.write_text(f"#!{sys.executable}\nprint('npm notice: hello')\n")
     assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"),
                          "npm gave an unreadable answer while fetching @demo/agent@1.0.0: npm notice: hello")
+
+
+def test_npm_pack_that_answers_nothing(tmp_path, monkeypatch) -> None:
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    hashes = {spec: known["integrity"] for spec, known in npm.registry["packages"].items()}
+    # the registry's hash as it is, then an `npm pack` that prints nothing at all
+    npm.script.write_text(f"#!{sys.executable}\nimport json, sys\nif sys.argv[1] == 'view':\n"
+                          f"    print(json.dumps({hashes!r}[sys.argv[2]]))\n")
+    assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"),
+                         "npm gave an unreadable answer while fetching @demo/agent@1.0.0: nothing")
 
 
 def test_npm_not_installed(tmp_path, monkeypatch) -> None:

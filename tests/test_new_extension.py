@@ -123,3 +123,12 @@ def test_a_map_without_a_lever_table_is_refused(tmp_path, monkeypatch, capsys) -
     run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3")
     assert "levers.yaml: no lever table to take the decisions from" in assert_clean_failure(run)
     assert not overlay_of(decisions).exists() and npm.calls == []
+
+
+def test_a_broken_edition_record_does_not_stop_a_new_overlay(tmp_path, monkeypatch, capsys) -> None:
+    """Edition records (written by `bump`) are read only by the pages: `new --extension` leaves them out."""
+    decisions, _ = project(tmp_path, monkeypatch)
+    (decisions / "pi" / "editions" / "9.9.9-to-9.9.10.yaml").write_text("from_version: [not, a, version\n")
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3")
+    assert run.code == 0, run.stderr
+    assert yaml.safe_load(overlay_of(decisions).read_text())["package"] == "@demo/pi-ext"
