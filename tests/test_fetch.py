@@ -389,6 +389,14 @@ def test_npm_that_answers_garbage(tmp_path, monkeypatch) -> None:
                          "npm gave an unreadable answer while fetching @demo/agent@1.0.0: npm notice: hello")
 
 
+def test_npm_that_answers_a_long_line_is_quoted_to_80_characters(tmp_path, monkeypatch) -> None:
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    npm.script.write_text(f"#!{sys.executable}\nprint('npm notice ' + 'x' * 100)\n")
+    line = assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"))
+    said = "npm notice " + "x" * 100
+    assert line == "error: npm gave an unreadable answer while fetching @demo/agent@1.0.0: " + said[:80]
+
+
 def test_npm_pack_that_answers_nothing(tmp_path, monkeypatch) -> None:
     decisions, npm = npm_project(tmp_path, monkeypatch)
     hashes = {spec: known["integrity"] for spec, known in npm.registry["packages"].items()}

@@ -62,6 +62,8 @@ def test_the_overlay_pins_the_package_and_cites_every_lever_it_uses(tmp_path, mo
     assert run.code == 0, run.stderr
     path = overlay_of(decisions)
     assert run.stdout.startswith(f"wrote {path}: 5 citation(s) of the levers found")
+    # the download is shown as it goes (the package's files: its package.json and index.ts)
+    assert run.stderr == "fetching npm: @demo/pi-ext@1.2.3\nfetching npm: @demo/pi-ext@1.2.3: 2 source files\n"
     text = path.read_text()
     assert text.startswith("# yaml-language-server: $schema=../../../schema/overlay.schema.json\n"
                            "# Started by `python -m generator new --extension @demo/pi-ext@1.2.3`")
