@@ -97,6 +97,16 @@ def test_the_overlay_pins_the_package_and_cites_every_lever_it_uses(tmp_path, mo
     assert [(r["file"], r["status"]) for r in json.loads(run.stdout)["citations"]] == [("index.ts", "ok")] * 5
 
 
+def test_an_unscoped_package_names_its_overlay(tmp_path, monkeypatch, capsys) -> None:
+    decisions, npm = project(tmp_path, monkeypatch)
+    manifest = {"name": "pi-plain", "pi": {"extensions": ["./index.ts"]}}
+    npm.publish("pi-plain@2.0.0", {"package.json": json.dumps(manifest), "index.ts": INDEX})
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "pi-plain@2.0.0")
+    assert run.code == 0, run.stderr
+    written = yaml.safe_load(overlay_of(decisions, "pi-plain").read_text())
+    assert (written["extension"], written["package"], written["version"]) == ("pi-plain", "pi-plain", "2.0.0")
+
+
 def test_the_overlay_is_named_as_asked(tmp_path, monkeypatch, capsys) -> None:
     decisions, _ = project(tmp_path, monkeypatch)
     run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3", "--name", "my.ext-2")
