@@ -44,6 +44,16 @@ def test_git_route_two_tagged_versions(tmp_path: Path, capsys: pytest.CaptureFix
     assert run.json()["citations"][0]["resolved"] == [2, 4]
 
 
+def test_a_version_whose_commit_holds_no_files_is_refused(tmp_path: Path) -> None:
+    from generator.errors import FetchError
+    project = make_project(tmp_path, {"1": {}}, {"D1": entry_yaml("D1", [("src/a.ts", "1-3")])})
+    [demo] = load_maps(project.decisions)
+    with pytest.raises(FetchError) as refused:
+        fetch_tree(demo, "1", quiet=True)
+    assert str(refused.value) == "the fetched source holds no files"
+    assert not list((cache_root() / "trees").glob("*/1"))
+
+
 def test_a_git_fetch_says_what_it_clones(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     project = two_versions(tmp_path)
     [demo] = load_maps(project.decisions)
