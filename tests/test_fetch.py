@@ -330,6 +330,9 @@ def test_npm_route_rebuilds_sources_from_source_maps(tmp_path, monkeypatch, caps
                                  ["view", "@demo/agent@1.1.0"], ["view", "@demo/ai@1.1.0"]]
     for spec in ("@demo/agent@1.0.0", "@demo/ai@1.0.0"):  # each package: its hash before its tarball
         assert calls.index(["view", spec]) < calls.index(["pack", spec])
+    # npm gives up on an unreachable registry after two short retries, not its default minute
+    assert {tuple(c.split()[-3:]) for c in npm.calls} == {
+        ("--fetch-retries=2", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=4000")}
 
 
 def test_npm_cache_is_reused_without_the_registry(tmp_path, monkeypatch, capsys) -> None:
@@ -421,7 +424,7 @@ def test_npm_not_installed(tmp_path, monkeypatch) -> None:
     decisions, _ = npm_project(tmp_path, monkeypatch)
     monkeypatch.setenv("DECISION_MAP_NPM", str(tmp_path / "no-npm-here"))
     assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"),
-                         "cannot run", "install Node.js and npm")
+                         f"cannot run '{tmp_path / 'no-npm-here'}': install Node.js and npm to fetch @demo/")
 
 
 def test_npm_registry_unreachable(tmp_path, monkeypatch) -> None:
