@@ -525,6 +525,24 @@ def test_a_shipped_package_is_its_files_as_published_and_nothing_outside_it(tmp_
     assert [c.split()[:2] for c in npm.calls] == [["view", "@demo/ext@1.0.0"], ["pack", "@demo/ext@1.0.0"]]
 
 
+def test_a_package_whose_registry_hash_is_not_the_pinned_one_is_refused(tmp_path, monkeypatch) -> None:
+    """An extension pinned with its integrity: the registry now gives another hash (the package was
+    published again), so nothing is fetched; at another version the pin's hash does not hold."""
+    from dataclasses import replace
+    from generator.errors import FetchError
+    from generator.map.model import extension_map
+    npm, ext = shipped_package(tmp_path, monkeypatch, [("package/index.ts", b"x")])
+    published = npm.registry["packages"]["@demo/ext@1.0.0"]["integrity"]
+    pinned = extension_map("@demo/ext", "1.0.0", integrity="sha512-mapped")
+    with pytest.raises(FetchError) as refused:
+        fetch_tree(pinned, "1.0.0", quiet=True)
+    assert str(refused.value) == (f"@demo/ext@1.0.0: the registry's integrity hash is {published}, but the pin "
+                                  "records sha512-mapped; the published package is not the one that was mapped")
+    assert not list((cache_root() / "trees").glob("*/1.0.0"))
+    assert fetch_tree(replace(pinned, version="0.9.0"), "1.0.0", quiet=True).integrity == {"@demo/ext": published}
+    assert fetch_tree(extension_map("@demo/ext", "1.0.0", integrity=published), "1.0.0", quiet=True).files
+
+
 @pytest.mark.parametrize("members, words", [
     ([("package/node_modules/dep/index.js", b"bundled"), ("index.js", b"beside package/")],
      "@demo/ext@1.0.0: the tarball holds no files"),
