@@ -61,21 +61,30 @@ CORE = {
 # real sandbox (tests/probe_fixtures.py); pi itself, from the registry, is left to the network tests.
 GUARDS = {
     # fetch: what keeps a hostile or broken download off the machine and the cache whole (the
-    # tarball's integrity, the source maps' paths, the locked atomic publish, the digests), and how
-    # its failures are worded; not yet measured: the npm and git calls themselves, the history
-    # repository, the manifest's writing, the progress display (870 mutants in all, hours on two
-    # busy cores)
+    # tarball's integrity, the source maps' paths, a shipped package's files, the locked atomic
+    # publish, the manifest and its digests), how its failures are worded, and the npm and git
+    # calls against a fake npm in a folder and local git repositories (tests/test_fetch.py): the
+    # download (npm view, npm pack, their answers read), the packages fetched together, the clone
+    # at a ref or a commit. Not yet measured: fetch_tree and refetch themselves (reached by every
+    # test), the cache's key, the history repository's writing (_record_history), the progress
+    # display (_Progress)
     "generator/source/fetch.py": ["_rebuild_sources", "_check_integrity", "_open", "SourceTree.read", "SourceTree._classify",
-                           "SourceTree.classify", "publish_once", "renamed_files", "_npm_failure", "_git_failure"],
+                           "SourceTree.classify", "publish_once", "renamed_files", "_npm_failure", "_git_failure",
+                           "_npm", "_missing_package", "_download_npm", "registry_integrity", "_npm_json",
+                           "_fetch_npm", "_unpack_shipped", "_write_manifest", "_fetch_git"],
     "generator/site/page_check.py": ["*"], "generator/site/build.py": ["*"],
-    # scaffold: a new entry (its position, group and ID guessed, nothing written when refused); a new
-    # overlay (`new_extension`) fetches its extension from the registry, so only the network test
-    # reaches it: not measured here
-    "generator/scaffold.py": ["parse_position", "new_entry", "guess_group", "next_id", "_loaded_map"],
+    # scaffold: a new entry (its position, group and ID guessed, nothing written when refused), and a
+    # new overlay (`new_extension`) for an extension fetched from a fake npm in a folder (its pin,
+    # each lever's items and citations, the name, what is refused): all of the module
+    "generator/scaffold.py": ["parse_position", "new_entry", "guess_group", "next_id", "_loaded_map", "new_extension"],
     "generator/citations/replay.py": ["*"],
     # the install pi's probes run: a copy edited after it was installed is refused (its manifest, the
-    # digest of every file, mode and link); the npm calls themselves need the registry, not measured
-    "generator/probes/install.py": ["_open", "_tree", "_entry", "_changed", "_tree_digest", "find_node", "_node"],
+    # digest of every file, mode and link); the install itself with npm a stand-in that lays the
+    # packages and writes their lockfile (tests/test_probe_install.py: npm's command and settings,
+    # the lockfile's checks, the install kept and reused). Not measured: the wheel's Node found
+    # (_wheel_node); the real npm, from the registry, is left to the network tests
+    "generator/probes/install.py": ["_open", "_tree", "_entry", "_changed", "_tree_digest", "find_node", "_node",
+                                    "install_pi", "_npm_install", "_check_lock"],
     # the sandbox chosen, or the run refused (no bwrap, a bwrap that cannot make its sandbox, bad
     # limits); running in it needs pi from the registry (the network tests), not measured here
     "generator/probes/sandbox.py": ["Limits.from_environment", "choose_sandbox", "_working_bwrap"],
@@ -191,9 +200,10 @@ TESTS = {
     "generator/site/build.py": ["tests/test_build_site.py", *(f"tests/test_site_build.py::{name}" for name in (
         "test_generator_build_replaces_the_previous_site", "test_a_failed_build_leaves_the_previous_site_untouched",
         "test_a_bad_entry_fails_the_mkdocs_build_with_one_clean_line_per_problem")), "tests/test_drift_fails.py"],
-    "generator/scaffold.py": ["tests/test_new_entry.py"],
+    "generator/scaffold.py": ["tests/test_new_entry.py", "tests/test_new_extension.py"],
     "generator/citations/replay.py": ["tests/test_replay.py"],
-    "generator/probes/install.py": ["tests/test_probe_sandbox.py", "tests/test_probe.py", "tests/test_bad_inputs.py"],
+    "generator/probes/install.py": ["tests/test_probe_install.py", "tests/test_probe_sandbox.py", "tests/test_probe.py",
+                                    "tests/test_bad_inputs.py"],
     "generator/probes/sandbox.py": ["tests/test_probe_sandbox.py", "tests/test_probe.py", "tests/test_bad_inputs.py"],
     # an entry's hit, the forms of its words and the index file (test_search_index.py), the words as
     # Material's search splits them, and the demo site built (each entry one hit, no code, its ID first)

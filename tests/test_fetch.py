@@ -44,6 +44,24 @@ def test_git_route_two_tagged_versions(tmp_path: Path, capsys: pytest.CaptureFix
     assert run.json()["citations"][0]["resolved"] == [2, 4]
 
 
+def test_a_version_whose_commit_holds_no_files_is_refused(tmp_path: Path) -> None:
+    from generator.errors import FetchError
+    project = make_project(tmp_path, {"1": {}}, {"D1": entry_yaml("D1", [("src/a.ts", "1-3")])})
+    [demo] = load_maps(project.decisions)
+    with pytest.raises(FetchError) as refused:
+        fetch_tree(demo, "1", quiet=True)
+    assert str(refused.value) == "the fetched source holds no files"
+    assert not list((cache_root() / "trees").glob("*/1"))
+
+
+def test_a_git_fetch_says_what_it_clones(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    fetch_tree(demo, "2")
+    ref = demo.source.git.ref.replace("{version}", "2")
+    assert capsys.readouterr().err == f"fetching git: {demo.source.git.url} at {ref}\n"
+
+
 def test_git_route_at_a_commit(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     project = two_versions(tmp_path)
     project.write_map("1", ref=project.commits["2"])  # a commit hash cannot be cloned shallowly by name
@@ -79,7 +97,9 @@ def test_git_tag_moved_away_from_the_pinned_commit(tmp_path: Path) -> None:
     run = run_cli("verify", "--decisions", project.decisions)
     line = assert_clean_failure(run, f"is commit {moved.hexsha[:12]}", f"the pin records "
                                 f"{project.commits['1'][:12]}", "the ref was moved")
-    assert line.startswith(f"error: {project.url} at v1 ")
+    # each commit shown by its first 12 characters
+    assert line == (f"error: {project.url} at v1 is commit {moved.hexsha[:12]}, but the pin records "
+                    f"{project.commits['1'][:12]}: the ref was moved; check it, then update `commit`")
 
 
 def test_git_pin_updated_to_the_moved_tag_is_fetched_again(tmp_path: Path, capsys) -> None:
@@ -310,6 +330,9 @@ def test_npm_route_rebuilds_sources_from_source_maps(tmp_path, monkeypatch, caps
                                  ["view", "@demo/agent@1.1.0"], ["view", "@demo/ai@1.1.0"]]
     for spec in ("@demo/agent@1.0.0", "@demo/ai@1.0.0"):  # each package: its hash before its tarball
         assert calls.index(["view", spec]) < calls.index(["pack", spec])
+    # npm gives up on an unreachable registry after two short retries, not its default minute
+    assert {tuple(c.split()[-3:]) for c in npm.calls} == {
+        ("--fetch-retries=2", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=4000")}
 
 
 def test_npm_cache_is_reused_without_the_registry(tmp_path, monkeypatch, capsys) -> None:
@@ -379,11 +402,29 @@ def test_npm_that_answers_garbage(tmp_path, monkeypatch) -> None:
                          "npm gave an unreadable answer while fetching @demo/agent@1.0.0: npm notice: hello")
 
 
+def test_npm_that_answers_a_long_line_is_quoted_to_80_characters(tmp_path, monkeypatch) -> None:
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    npm.script.write_text(f"#!{sys.executable}\nprint('npm notice ' + 'x' * 100)\n")
+    line = assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"))
+    said = "npm notice " + "x" * 100
+    assert line == "error: npm gave an unreadable answer while fetching @demo/agent@1.0.0: " + said[:80]
+
+
+def test_npm_pack_that_answers_nothing(tmp_path, monkeypatch) -> None:
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    hashes = {spec: known["integrity"] for spec, known in npm.registry["packages"].items()}
+    # the registry's hash as it is, then an `npm pack` that prints nothing at all
+    npm.script.write_text(f"#!{sys.executable}\nimport json, sys\nif sys.argv[1] == 'view':\n"
+                          f"    print(json.dumps({hashes!r}[sys.argv[2]]))\n")
+    assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"),
+                         "npm gave an unreadable answer while fetching @demo/agent@1.0.0: nothing")
+
+
 def test_npm_not_installed(tmp_path, monkeypatch) -> None:
     decisions, _ = npm_project(tmp_path, monkeypatch)
     monkeypatch.setenv("DECISION_MAP_NPM", str(tmp_path / "no-npm-here"))
     assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"),
-                         "cannot run", "install Node.js and npm")
+                         f"cannot run '{tmp_path / 'no-npm-here'}': install Node.js and npm to fetch @demo/")
 
 
 def test_npm_registry_unreachable(tmp_path, monkeypatch) -> None:
@@ -433,6 +474,93 @@ def test_source_map_path_through_a_symlink_is_refused(tmp_path: Path) -> None:
     with pytest.raises(FetchError, match="leads outside the package's folder"):
         _rebuild_sources(package, destination, "@demo/agent@1.0.0")
     assert list(outside.iterdir()) == []
+
+
+# --- a shipped package: its files as they are (an extension's own map) -------------------------------
+
+
+def shipped_package(tmp_path: Path, monkeypatch, members: list[tuple[str, bytes | str]]) -> tuple[FakeNpm, object]:
+    """A fake registry holding @demo/ext@1.0.0, a tarball of ``members`` (name, bytes; or name, "->target"
+    for a symlink), and the map `levers` and an extension's overlay read it through."""
+    import io
+    import tarfile
+    from generator.map.model import extension_map
+    npm = FakeNpm(tmp_path / "fake-npm")
+    monkeypatch.setenv("DECISION_MAP_NPM", str(npm.script))
+    path = tmp_path / "ext.tgz"
+    with tarfile.open(path, "w:gz") as archive:
+        for name, content in members:
+            info = tarfile.TarInfo(name)
+            if isinstance(content, str):
+                info.type, info.linkname = tarfile.SYMTYPE, content.removeprefix("->")
+                archive.addfile(info)
+            else:
+                info.size = len(content)
+                archive.addfile(info, io.BytesIO(content))
+    npm.registry["packages"]["@demo/ext@1.0.0"] = {"tarball": str(path), "integrity": integrity(path)}
+    npm.save()
+    return npm, extension_map("@demo/ext", "1.0.0")
+
+
+def test_a_shipped_package_is_its_files_as_published_and_nothing_outside_it(tmp_path, monkeypatch, capsys) -> None:
+    """Every regular file under the tarball's package/ folder, byte for byte; a link, a bundled
+    dependency, a name that climbs out, and a file beside package/ are left out, and nothing lands
+    outside the tree."""
+    binary = bytes(range(256))
+    npm, ext = shipped_package(tmp_path, monkeypatch, [
+        ("README", b"beside package/"), ("package/link.ts", f"->{tmp_path / 'secret.ts'}"),
+        ("package/node_modules/dep/index.js", b"bundled"), ("package/lib/../../../evil.ts", b"climbed out"),
+        ("package/../evil2.ts", b"climbed out"), ("package/package.json", b'{"name": "@demo/ext"}'),
+        ("package/index.ts", AGENT_TS.encode()), ("package/lib/./data.bin", binary),
+        ("package/src/deep/er/x.ts", b"deep"), ("package/z.ts", b"last")])
+    (tmp_path / "secret.ts").write_text("secret")
+    tree = fetch_tree(ext, "1.0.0")
+    assert capsys.readouterr().err == "fetching npm: @demo/ext@1.0.0\nfetching npm: @demo/ext@1.0.0: 5 source files\n"
+    assert sorted(tree.files) == ["index.ts", "lib/data.bin", "package.json", "src/deep/er/x.ts", "z.ts"]
+    assert tree.read("index.ts") == AGENT_TS.encode() and tree.read("lib/data.bin") == binary
+    assert tree.integrity == {"@demo/ext": npm.registry["packages"]["@demo/ext@1.0.0"]["integrity"]}
+    written = sorted(p.name for p in tmp_path.rglob("*") if p.is_file() and "fake-npm" not in p.parts)
+    assert "evil.ts" not in written and "evil2.ts" not in written and "README" not in written
+    assert not any(p.name == "link.ts" or p.is_symlink() for p in tree.root.rglob("*"))
+    assert [c.split()[:2] for c in npm.calls] == [["view", "@demo/ext@1.0.0"], ["pack", "@demo/ext@1.0.0"]]
+
+
+def test_a_package_whose_registry_hash_is_not_the_pinned_one_is_refused(tmp_path, monkeypatch) -> None:
+    """An extension pinned with its integrity: the registry now gives another hash (the package was
+    published again), so nothing is fetched; at another version the pin's hash does not hold."""
+    from dataclasses import replace
+    from generator.errors import FetchError
+    from generator.map.model import extension_map
+    npm, ext = shipped_package(tmp_path, monkeypatch, [("package/index.ts", b"x")])
+    published = npm.registry["packages"]["@demo/ext@1.0.0"]["integrity"]
+    pinned = extension_map("@demo/ext", "1.0.0", integrity="sha512-mapped")
+    with pytest.raises(FetchError) as refused:
+        fetch_tree(pinned, "1.0.0", quiet=True)
+    assert str(refused.value) == (f"@demo/ext@1.0.0: the registry's integrity hash is {published}, but the pin "
+                                  "records sha512-mapped; the published package is not the one that was mapped")
+    assert not list((cache_root() / "trees").glob("*/1.0.0"))
+    assert fetch_tree(replace(pinned, version="0.9.0"), "1.0.0", quiet=True).integrity == {"@demo/ext": published}
+    assert fetch_tree(extension_map("@demo/ext", "1.0.0", integrity=published), "1.0.0", quiet=True).files
+
+
+@pytest.mark.parametrize("members, words", [
+    ([("package/node_modules/dep/index.js", b"bundled"), ("index.js", b"beside package/")],
+     "@demo/ext@1.0.0: the tarball holds no files"),
+    ([("package/index.js", b"x" * 4000)] * 3, "@demo/ext@1.0.0: the tarball is truncated or corrupt"),
+])
+def test_a_shipped_package_with_no_files_or_a_broken_tarball_is_refused(tmp_path, monkeypatch, members, words) -> None:
+    from generator.errors import FetchError
+    npm, ext = shipped_package(tmp_path, monkeypatch, members)
+    if "truncated" in words:  # the registry serves half the tarball, with the hash of those bytes
+        entry = npm.registry["packages"]["@demo/ext@1.0.0"]
+        tgz = Path(entry["tarball"])
+        tgz.write_bytes(tgz.read_bytes()[: tgz.stat().st_size // 2])
+        entry["integrity"] = integrity(tgz)
+        npm.save()
+    with pytest.raises(FetchError) as refused:
+        fetch_tree(ext, "1.0.0", quiet=True)
+    assert str(refused.value).startswith(words)
+    assert not list((cache_root() / "trees").glob("*/1.0.0"))
 
 
 # --- renames, as the history repository's git reports them ------------------------------------------

@@ -14,12 +14,35 @@ UNKNOWN = f"{WHAT} is not in the npm registry (unknown package or version)"
 UNREACHABLE = f"the npm registry is unreachable while fetching {WHAT}; check the network and run again"
 
 
+def dependency(spec: str) -> str:
+    return f"{WHAT} cannot be installed: a package it depends on, {spec}, is not in the npm registry"
+
+
 @pytest.mark.parametrize(("output", "message"), [
     ("npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@demo%2fagent", UNKNOWN),
     ("npm error code E404", UNKNOWN),
     ("npm error notarget No matching version found for @demo/agent@9.9.9.", UNKNOWN),
     ("npm error code ETARGET", UNKNOWN),
     ("npm error 404 Not Found - GET https://registry.npmjs.org/x", UNKNOWN),
+    # a package the one fetched depends on, named as npm names it (a range, or no version at all)
+    ("npm error code ETARGET\nnpm error notarget No matching version found for @other/dep@^2.0.0.\n"
+     "npm error notarget In most cases you or one of your dependencies are requesting\n",
+     dependency("@other/dep@^2.0.0")),
+    ("npm error code ETARGET\nnpm error notarget No matching version found for leftpad@~1.2",
+     dependency("leftpad@~1.2")),
+    ("npm error code E404\nnpm error 404  '@other/dep@2.0.0' is not in this registry.\n",
+     dependency("@other/dep@2.0.0")),
+    ("npm error code E404\nnpm error 404  'leftpad' is not in this registry.\n", dependency("leftpad")),
+    ("npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@other%2fdep - Not found\n",
+     dependency("@other/dep")),
+    ("npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@other%2Fdep - Not found\n",
+     dependency("@other/dep")),
+    ("npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/leftpad - Not found\n",
+     dependency("leftpad")),
+    # the package fetched itself, however npm names it: not a dependency
+    ("npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@demo%2fagent - Not found\n",
+     UNKNOWN),
+    ("npm error 404  '@demo/agent@9.9.9' is not in this registry.\n", UNKNOWN),
     ("npm error code ENOTFOUND\nnpm error syscall getaddrinfo", UNREACHABLE),
     ("npm error code ECONNREFUSED", UNREACHABLE),
     ("npm error code ETIMEDOUT", UNREACHABLE),

@@ -241,7 +241,8 @@ def _check_lock(node: Node, staging: Path, packages: tuple[str, ...], version: s
         lock = json.loads((staging / "package-lock.json").read_text(encoding="utf-8"))
         installed = lock["packages"]
     except (OSError, ValueError, KeyError):
-        raise FetchError(f"npm wrote no readable package-lock.json for {', '.join(packages)}@{version}") from None
+        raise FetchError(f"npm wrote no readable package-lock.json for "
+                         f"{', '.join(f'{p}@{version}' for p in packages)}") from None
     for package in packages:
         spec = f"{package}@{version}"
         row = installed.get(f"node_modules/{package}") or {}

@@ -1,0 +1,146 @@
+"""`new --extension PACKAGE@VERSION` as a contributor runs it, with the registry a fake npm in a
+folder (tests/test_fetch.py's FakeNpm): the overlay file it writes over the project's own map (the
+package pinned with its integrity, each lever it uses an item citing every place, the rest TODO),
+the name it picks, and what it refuses without writing. The real registry's answer is in
+test_levers.py's network test; these run without it, for mutation testing of generator/scaffold.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT, assert_clean_failure, run_main
+from test_fetch import FakeNpm
+
+INDEX = """\
+import { spawn } from "node:child_process";
+export default function (pi) {
+  pi.registerTool({
+    name: "short",
+
+    run() {},
+  });
+  pi.on("input", () => {});
+  spawn("git", []);
+  fetch("https://example.org");
+  pi.registerTool({
+    name: "long",
+    a: 1,
+    b: 2,
+    c: 3,
+    d: 4,
+    e: 5,
+    run() {},
+  });
+}
+"""
+
+
+def project(tmp_path: Path, monkeypatch) -> tuple[Path, FakeNpm]:
+    decisions = tmp_path / "decisions"
+    shutil.copytree(ROOT / "decisions", decisions)
+    npm = FakeNpm(tmp_path / "fake-npm")
+    monkeypatch.setenv("DECISION_MAP_NPM", str(npm.script))
+    npm.publish("@demo/pi-ext@1.2.3", {"package.json": json.dumps({"name": "@demo/pi-ext", "version": "1.2.3",
+                                                                   "pi": {"extensions": ["./index.ts"]}}),
+                                       "index.ts": INDEX})
+    return decisions, npm
+
+
+def overlay_of(decisions: Path, name: str = "pi-ext") -> Path:
+    return decisions / "pi" / "extensions" / f"{name}.yaml"
+
+
+def test_the_overlay_pins_the_package_and_cites_every_lever_it_uses(tmp_path, monkeypatch, capsys) -> None:
+    decisions, npm = project(tmp_path, monkeypatch)
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3")
+    assert run.code == 0, run.stderr
+    path = overlay_of(decisions)
+    assert run.stdout.startswith(f"wrote {path}: 5 citation(s) of the levers found")
+    # the download is shown as it goes (the package's files: its package.json and index.ts)
+    assert run.stderr == "fetching npm: @demo/pi-ext@1.2.3\nfetching npm: @demo/pi-ext@1.2.3: 2 source files\n"
+    text = path.read_text()
+    assert text.startswith("# yaml-language-server: $schema=../../../schema/overlay.schema.json\n"
+                           "# Started by `python -m generator new --extension @demo/pi-ext@1.2.3`")
+    written = yaml.safe_load(text)
+    published = npm.registry["packages"]["@demo/pi-ext@1.2.3"]["integrity"]
+    assert {k: written[k] for k in ("extension", "package", "version", "integrity", "checked_at")} == {
+        "extension": "pi-ext", "package": "@demo/pi-ext", "version": "1.2.3", "integrity": published,
+        "checked_at": "1.2.3"}
+    table = {row["lever"]: row["decisions"] for row in yaml.safe_load(
+        (decisions / "pi" / "levers.yaml").read_text())["levers"]}
+    # an event's and an API call's lever: its decisions from levers.yaml, each place it is used cited;
+    # a short call whole (a blank line inside it too), a long one (a tool's definition) by its first line
+    assert [(i["lever"], i["kind"], i["decisions"], [(c["file"], str(c["lines"])) for c in i["cites"]])
+            for i in written["levers"]] == [
+        ("registerTool", "api", table["registerTool"], [("index.ts", "3-7"), ("index.ts", "11")]),
+        ("input", "event", table["input"], [("index.ts", "8")])]
+    # what it runs and where it connects: items of their own, each cited
+    assert [[(c["file"], str(c["lines"])) for c in i["cites"]] for i in written["runs"]] == [[("index.ts", "9")]]
+    assert [[(c["file"], str(c["lines"])) for c in i["cites"]] for i in written["connects"]] == [[("index.ts", "10")]]
+    assert "child_process.spawn" in written["runs"][0]["text"] and "fetch" in written["connects"][0]["text"]
+    # the first decision a lever can change that is not the one every extension changes (C10)
+    assert [c["decision"] for c in written["changes"]] == [table["registerTool"][1]] != ["C10"]
+    # every TODO left to write stops verify; once written, every citation holds as recorded
+    todos = re.findall(r"TODO\b[^\n]*", text)
+    assert len(todos) == 11  # the header's comment names it once
+    run = run_main(capsys, "verify", "--decisions", decisions, "--quiet", path)
+    assert run.code == 2 and "TODO" in run.stderr
+    path.write_text(re.sub(r"TODO\b[^\n]*", "Written from the code.", text))
+    run = run_main(capsys, "verify", "--decisions", decisions, "--format", "json", "--quiet", path)
+    assert run.code == 0, run.stderr
+    assert [(r["file"], r["status"]) for r in json.loads(run.stdout)["citations"]] == [("index.ts", "ok")] * 5
+
+
+def test_an_unscoped_package_names_its_overlay(tmp_path, monkeypatch, capsys) -> None:
+    decisions, npm = project(tmp_path, monkeypatch)
+    manifest = {"name": "pi-plain", "pi": {"extensions": ["./index.ts"]}}
+    npm.publish("pi-plain@2.0.0", {"package.json": json.dumps(manifest), "index.ts": INDEX})
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "pi-plain@2.0.0")
+    assert run.code == 0, run.stderr
+    written = yaml.safe_load(overlay_of(decisions, "pi-plain").read_text())
+    assert (written["extension"], written["package"], written["version"]) == ("pi-plain", "pi-plain", "2.0.0")
+
+
+def test_the_overlay_is_named_as_asked(tmp_path, monkeypatch, capsys) -> None:
+    decisions, _ = project(tmp_path, monkeypatch)
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3", "--name", "my.ext-2")
+    assert run.code == 0, run.stderr
+    assert yaml.safe_load(overlay_of(decisions, "my.ext-2").read_text())["extension"] == "my.ext-2"
+    assert not overlay_of(decisions).exists()
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--name", "My_Ext"], "'My_Ext' cannot name the overlay file; give --name"),
+    (["--name", "pi-mermaid"], "pi-mermaid.yaml exists already; give another --name"),
+    (["--map", "nope"], "no map named 'nope' under"),
+])
+def test_a_name_or_map_that_cannot_be_used_is_refused_and_nothing_written(tmp_path, monkeypatch, capsys, args,
+                                                                        words) -> None:
+    decisions, _ = project(tmp_path, monkeypatch)
+    before = sorted(p.name for p in (decisions / "pi" / "extensions").iterdir())
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3", *args)
+    assert words in assert_clean_failure(run)
+    assert sorted(p.name for p in (decisions / "pi" / "extensions").iterdir()) == before
+
+
+def test_a_map_without_a_lever_table_is_refused(tmp_path, monkeypatch, capsys) -> None:
+    decisions, npm = project(tmp_path, monkeypatch)
+    (decisions / "pi" / "levers.yaml").unlink()
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3")
+    assert "levers.yaml: no lever table to take the decisions from" in assert_clean_failure(run)
+    assert not overlay_of(decisions).exists() and npm.calls == []
+
+
+def test_a_broken_edition_record_does_not_stop_a_new_overlay(tmp_path, monkeypatch, capsys) -> None:
+    """Edition records (written by `bump`) are read only by the pages: `new --extension` leaves them out."""
+    decisions, _ = project(tmp_path, monkeypatch)
+    (decisions / "pi" / "editions" / "9.9.9-to-9.9.10.yaml").write_text("from_version: [not, a, version\n")
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3")
+    assert run.code == 0, run.stderr
+    assert yaml.safe_load(overlay_of(decisions).read_text())["package"] == "@demo/pi-ext"

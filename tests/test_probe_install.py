@@ -1,0 +1,155 @@
+"""pi's own install for the probes, without the registry: npm is a stand-in that lays the packages
+asked for and writes their lockfile (tests/probe_fixtures.py), and the registry's integrity hashes
+are given. What npm is asked, the install kept and reused, and every install its lockfile does not
+vouch for refused, with nothing of it kept."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from generator.errors import FetchError, UsageError
+from generator.map.model import GitPin, NpmPackage, Source
+from generator.probes.install import MANIFEST, Node, install_pi
+from generator.source.fetch import cache_root
+from probe_fixtures import FakeNpm, cached_pi, probed_map, use_fake_npm
+
+# a Node the stand-in npm is run "with": its npm command and bin folder are what the install passes on
+NODE = Node(Path("/opt/node24/bin/node"), "24.1.0", ("/opt/node24/bin/node", "/opt/node24/lib/npm-cli.js"))
+REGISTRY = {"pi-demo": "sha512-demo", "pi-ai": "sha512-ai"}
+
+
+def two_packages(tmp_path: Path):
+    demo = probed_map(tmp_path, {})
+    packages = (NpmPackage("pi-demo", "packages/demo"), NpmPackage("pi-ai", "packages/ai"))
+    return replace(demo, source=Source(npm=packages))
+
+
+def installs() -> list[Path]:
+    return sorted(p for p in (cache_root() / "installs").glob("*/*") if p.is_dir()) \
+        if (cache_root() / "installs").is_dir() else []
+
+
+def test_pi_is_installed_once_without_its_scripts_and_its_lockfile_checked(tmp_path, monkeypatch, capsys) -> None:
+    fake = FakeNpm(REGISTRY)
+    asked = use_fake_npm(monkeypatch, fake, REGISTRY)
+    monkeypatch.setenv("PATH", "/usr/bin")
+    demo = two_packages(tmp_path)
+    install = install_pi(demo, "1.0.0", NODE)
+    assert capsys.readouterr().err == "installing pi-ai@1.0.0, pi-demo@1.0.0 for probes\n"
+    [call] = fake.calls
+    # every package at the exact version, in one npm run; no package's install script runs outside a sandbox
+    assert call["args"] == ["install", "--ignore-scripts", "--save-exact", "--no-audit", "--no-fund",
+                            "--package-lock=true", "pi-ai@1.0.0", "pi-demo@1.0.0"]
+    assert call["what"] == "pi-ai@1.0.0, pi-demo@1.0.0" and call["npm"] == list(NODE.npm)
+    # npm runs with the probes' Node first on its PATH, and says nothing of updates, funding or audits
+    assert call["env"]["PATH"] == os.pathsep.join(["/opt/node24/bin", "/usr/bin"])
+    assert {k: call["env"][k] for k in ("npm_config_update_notifier", "npm_config_fund", "npm_config_audit")} == {
+        "npm_config_update_notifier": "false", "npm_config_fund": "false", "npm_config_audit": "false"}
+    assert json.loads((install.root / "package.json").read_text()) == {"name": "pi-probes", "private": True}
+    # each package's integrity asked of the registry, with the probes' npm
+    assert sorted(asked) == [("pi-ai@1.0.0", list(NODE.npm)), ("pi-demo@1.0.0", list(NODE.npm))]
+    assert install.packages == ("pi-ai", "pi-demo") and install.version == "1.0.0"
+    assert (install.node_modules / "pi-demo" / "index.js").is_file()
+    manifest = json.loads((install.root / MANIFEST).read_text())
+    assert (manifest["version"], manifest["packages"], manifest["node"]) == ("1.0.0", ["pi-ai", "pi-demo"], "24.1.0")
+    assert sorted(manifest["files"]) == ["node_modules/pi-ai/index.js", "node_modules/pi-ai/package.json",
+                                         "node_modules/pi-demo/index.js", "node_modules/pi-demo/package.json",
+                                         "package-lock.json", "package.json"]
+    # the next run opens the same install, asking npm and the registry nothing
+    assert install_pi(demo, "1.0.0", NODE, quiet=True) == install
+    assert len(fake.calls) == 1 and len(asked) == 2 and capsys.readouterr().err == ""
+    assert installs() == [install.root]
+
+
+def test_a_quiet_install_says_nothing_and_npm_finds_node_without_a_path_set(tmp_path, monkeypatch, capsys) -> None:
+    fake = FakeNpm(REGISTRY)
+    use_fake_npm(monkeypatch, fake, REGISTRY)
+    monkeypatch.delenv("PATH", raising=False)
+    install_pi(two_packages(tmp_path), "1.0.0", NODE, quiet=True)
+    assert capsys.readouterr().err == ""
+    # no PATH at all (a bare service environment): the probes' Node, then the system's default
+    assert fake.calls[0]["env"]["PATH"] == os.pathsep.join(["/opt/node24/bin", os.defpath])
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda rows: rows["node_modules/pi-demo"].update(version="1.0.1"),
+     "pi-demo@1.0.0: npm installed version '1.0.1' instead"),
+    (lambda rows: rows.pop("node_modules/pi-ai"), "pi-ai@1.0.0: npm installed version None instead"),
+    (lambda rows: rows["node_modules/pi-demo"].update(integrity="sha512-tampered"),
+     "pi-demo@1.0.0: the installed package's integrity does not match the registry's; refusing to use it"),
+    (lambda rows: rows.update({"node_modules/dep": {"version": "1.0.0"}}),
+     "package-lock.json records no integrity for node_modules/dep; refusing to use the install"),
+    (lambda rows: rows.update({"node_modules/dep": {"version": "1.0.0", "integrity": ""}}),
+     "package-lock.json records no integrity for node_modules/dep; refusing to use the install"),
+])
+def test_an_install_its_lockfile_does_not_vouch_for_is_refused(tmp_path, monkeypatch, edit, message) -> None:
+    use_fake_npm(monkeypatch, FakeNpm(REGISTRY, lock=edit), REGISTRY)
+    with pytest.raises(FetchError) as refused:
+        install_pi(two_packages(tmp_path), "1.0.0", NODE, quiet=True)
+    assert str(refused.value) == message
+    assert installs() == [], "nothing refused is kept"
+
+
+def test_linked_packages_and_the_lockfiles_root_need_no_integrity(tmp_path, monkeypatch) -> None:
+    use_fake_npm(monkeypatch, FakeNpm(REGISTRY, lock=lambda rows: rows.update(
+        {"node_modules/local": {"link": True, "resolved": "../local"}})), REGISTRY)
+    install = install_pi(two_packages(tmp_path), "1.0.0", NODE, quiet=True)
+    assert installs() == [install.root]
+
+
+@pytest.mark.parametrize("lock", [None, "not json", '{"lockfileVersion": 3}'])
+def test_no_readable_lockfile_is_refused(tmp_path, monkeypatch, lock) -> None:
+    fake = FakeNpm(REGISTRY)
+
+    def npm_without_lock(args, what, npm, *, cwd, env):
+        fake(args, what, npm, cwd=cwd, env=env)
+        (cwd / "package-lock.json").unlink()
+        if lock is not None:
+            (cwd / "package-lock.json").write_text(lock)
+
+    use_fake_npm(monkeypatch, npm_without_lock, REGISTRY)
+    with pytest.raises(FetchError) as refused:
+        install_pi(two_packages(tmp_path), "1.0.0", NODE, quiet=True)
+    assert str(refused.value) == "npm wrote no readable package-lock.json for pi-ai@1.0.0, pi-demo@1.0.0"
+    assert installs() == []
+
+
+def test_the_finished_install_the_probe_fixtures_lay_is_the_one_install_pi_opens(tmp_path, monkeypatch) -> None:
+    """tests/probe_fixtures.py lays a stand-in pi where a finished install is kept: install_pi opens
+    it as it is, asking npm nothing (the probe tests rely on it)."""
+    fake = FakeNpm(REGISTRY)
+    use_fake_npm(monkeypatch, fake, REGISTRY)
+    demo = two_packages(tmp_path)
+    laid = cached_pi(demo)
+    assert install_pi(demo, "1.0.0", NODE, quiet=True).root == laid
+    assert fake.calls == []
+
+
+def test_maps_of_other_packages_get_installs_of_their_own(tmp_path, monkeypatch) -> None:
+    fake = FakeNpm(REGISTRY)
+    use_fake_npm(monkeypatch, fake, REGISTRY)
+    both = install_pi(two_packages(tmp_path), "1.0.0", NODE, quiet=True)
+    one = install_pi(probed_map(tmp_path / "one", {}), "1.0.0", NODE, quiet=True)
+    assert one.root != both.root and one.packages == ("pi-demo",) and both.packages == ("pi-ai", "pi-demo")
+    assert installs() == sorted([one.root, both.root]) and len(fake.calls) == 2
+
+
+def test_a_map_pinned_to_git_or_a_version_npm_cannot_install_is_refused(tmp_path, monkeypatch) -> None:
+    fake = FakeNpm(REGISTRY)
+    use_fake_npm(monkeypatch, fake, REGISTRY)
+    demo = two_packages(tmp_path)
+    on_git = replace(demo, source=Source(git=GitPin("https://example.org/pi.git", "v{version}", None)))
+    with pytest.raises(FetchError) as refused:
+        install_pi(on_git, "1.0.0", NODE, quiet=True)
+    assert str(refused.value) == (f"{demo.path}: probes need pi from npm, but this map's source is a git repository; "
+                                  "give the map a `source: npm:` list of its packages, or drop the probes")
+    with pytest.raises(UsageError) as refused:
+        install_pi(demo, "1.0", NODE, quiet=True)
+    assert str(refused.value) == ("--target 1.0: give an exact pi release such as 1.0.0 (a range, a tag or a path "
+                                  "cannot be installed for probes; `npm view pi-demo versions` lists them)")
+    assert fake.calls == [] and installs() == []
