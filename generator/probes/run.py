@@ -114,7 +114,8 @@ def run_probes(decision_map: DecisionMap, target: str | None = None, ids: list[s
     node = find_node()
     # (an extension's probe brings its own install: pi and the extension, see probes.extension)
     install = install or install_pi(decision_map, version, node, quiet=quiet)
-    return run_each(decision_map, [(e, lambda: install) for e in entries], version, node, limits, sandbox, use_cache)
+    return run_each(decision_map, [(e, lambda: install) for e in entries], version, node, limits, sandbox,
+                    use_cache)
 
 
 def _site_sandbox() -> Sandbox:
