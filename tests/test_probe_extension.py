@@ -30,7 +30,7 @@ from generator.probes.install import find_node
 from generator.probes.run import site_probes
 from generator.probes.limits import tree_limits
 from generator.probes.sandbox import Limits, Sandbox
-from generator.source.fetch import cache_root
+from generator.source.fetch import _npm, cache_root
 from probe_fixtures import FakeNpm, overlay, probed_map, use_fake_npm
 
 EXT = "@demo/pi-ext"
@@ -307,6 +307,8 @@ def test_one_refused_install_fails_the_build_naming_it_and_leaves_no_half_instal
     installs = cache_root() / "installs"
     assert list((installs / "ext-demo+b-ext").iterdir()) == [], "nothing refused is kept"
     assert list(installs.glob("*/.tmp-*")) == [], "no install is left half written"
+    assert _npm([], "the next build's fetch", [sys.executable, "-c", "print('ran')"]) == "ran\n", \
+        "a later build in the same process (serve's) still runs npm"
     npm.integrity = INTEGRITY  # the registry's answer is right again
     shown = site_probes([demo])
     assert [(r.id, r.status) for r in shown.values()] == [("D1", "holds"), ("a-ext", "holds"), ("b-ext", "holds"),

@@ -76,7 +76,6 @@ def installing() -> Iterator[ThreadPoolExecutor]:
     SIGTERM, an install or a probe that failed) kills every npm it runs and starts no other; it is
     left once every install it started has ended (a killed one leaves only its staging folder,
     removed by :func:`generator.source.fetch.publish_once`)."""
-    allow_npm()
     pool = ThreadPoolExecutor(max_workers=INSTALLS_AT_ONCE)
     try:
         yield pool
@@ -85,6 +84,7 @@ def installing() -> Iterator[ThreadPoolExecutor]:
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        allow_npm()  # every npm of the pool has ended; a later build in this process (serve's) runs its own
 
 
 def start_installs(decision_map: DecisionMap, pool: ThreadPoolExecutor, names: list[str] | None = None, *,
