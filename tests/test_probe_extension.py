@@ -276,6 +276,14 @@ def test_an_extension_probe_gets_more_time_than_the_limit_given(tmp_path: Path, 
     assert result.reason.startswith("the probe did not finish within 1 s")
 
 
+def test_an_extension_probe_is_remembered_unless_the_cache_is_off(tmp_path: Path, npm: FakeNpm) -> None:
+    require("bubblewrap", shutil.which("bwrap") is not None, "probes run in bwrap; apt-get install bubblewrap")
+    demo = demo_with(tmp_path, overlay(tmp_path, "pi-ext", SHOWS, (("loaded", True),)))
+    assert [r.cached for r in run_extension_probes(demo)] == [False]
+    assert [r.cached for r in run_extension_probes(demo)] == [True]
+    assert [r.cached for r in run_extension_probes(demo, use_cache=False)] == [False]
+
+
 def test_the_run_uses_the_sandbox_given_and_tells_a_person_what_it_installs(tmp_path: Path, npm: FakeNpm,
                                                                            capsys) -> None:
     demo = demo_with(tmp_path, overlay(tmp_path, "pi-ext", SHOWS, (("loaded", True),)))

@@ -88,7 +88,7 @@ def installing() -> Iterator[ThreadPoolExecutor]:
 
 
 def start_installs(decision_map: DecisionMap, pool: ThreadPoolExecutor, names: list[str] | None = None, *,
-                   quiet: bool = True) -> dict[str, Future]:
+                   quiet: bool) -> dict[str, Future]:
     """Begin, in ``pool``, the install of each probed extension of the map (of ``names``), in the
     order their probes run: by extension name, the install each will give its probe."""
     return {overlay.extension: pool.submit(install_extension, decision_map, overlay, quiet=quiet)
