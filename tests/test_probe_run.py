@@ -178,6 +178,8 @@ def test_without_the_sandbox_the_run_warns_what_it_does_not_protect(tmp_path: Pa
     [result] = run_probes(demo)
     assert result.sandbox.startswith("bwrap+") and WEAK_WARNING not in capsys.readouterr().err
     assert result.cached is False, "what ran without the sandbox is not taken for what runs in it"
+    [result] = run_probes(demo, sandbox=choose_sandbox(weak=True))  # `probe --no-sandbox`, which warns itself
+    assert result.sandbox.startswith("node-only+") and capsys.readouterr().err == ""
 
 
 # --- remembered results ---------------------------------------------------------------------------
