@@ -26,7 +26,7 @@ from generator.probes import run as probe_run
 from generator.probes.install import PiInstall
 from generator.probes.run import (ProbeFailure, ProbeResult, ProbesStopped, check_ids, probe_flips, probed_entries,
                                   require_holding, run_probes, same_value, site_probes)
-from generator.probes.sandbox import WEAK_WARNING, Limits, SandboxRun, choose_sandbox, stop_every_run
+from generator.probes.sandbox import WEAK_WARNING, Limits, SandboxMissing, SandboxRun, choose_sandbox, stop_every_run
 from generator.probes.install import find_node
 from probe_fixtures import PIN, FakeNpm, cached_pi, probed_map, use_fake_npm
 
@@ -164,6 +164,17 @@ def test_the_first_shared_module_node_names_is_the_one_shown(tmp_path: Path) -> 
     assert probe_run._in_shared(run, beside) == " at probes/_b.mjs:7"
     assert probe_run._in_shared(run, {"_c.mjs": (b"", "probes/_c.mjs")}) == ""
     assert probe_run._in_shared(run, {}) == ""
+
+
+def test_without_bwrap_nothing_is_installed_for_probes_that_cannot_run(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    demo = probed_map(tmp_path, {"D1": (HOLDS, (("ran", True),))})
+    npm = FakeNpm({})
+    use_fake_npm(monkeypatch, npm, {})
+    monkeypatch.setenv("DECISION_MAP_BWRAP", str(tmp_path / "no-bwrap"))
+    with pytest.raises(SandboxMissing, match="bubblewrap"):
+        run_probes(demo)
+    assert npm.calls == [], "pi was not installed first"
 
 
 def test_without_the_sandbox_the_run_warns_what_it_does_not_protect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
