@@ -1,21 +1,27 @@
 """An extension's probe (generator/probes/extension.py) without the registry: `npm install` is a
 stand-in that lays the packages asked for and writes the lockfile (probe_fixtures.FakeNpm); the
 rest is the real code: which extensions are probed, the install of pi and the extension together
-(its folder, its manifest, the lockfile's checks and the refusals), the install reused, and the
-probe run in the real sandbox with the extension where it sees pi."""
+(its folder, its manifest, the lockfile's checks and the refusals), the install reused, the
+probe run in the real sandbox with the extension where it sees pi, and the site build writing the
+installs while probes run (one refused fails the build; a build stopped leaves no npm running)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import random
 import re
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from conftest import require
+from conftest import ROOT, live_with, python_env, require
 from generator.errors import FetchError
 from generator.probes import extension
 from generator.probes.extension import (EXTENSION_SECONDS, extension_limits, install_extension, probed_extensions,
@@ -24,7 +30,7 @@ from generator.probes.install import find_node
 from generator.probes.run import site_probes
 from generator.probes.limits import tree_limits
 from generator.probes.sandbox import Limits, Sandbox
-from generator.source.fetch import cache_root
+from generator.source.fetch import _npm, cache_root
 from probe_fixtures import FakeNpm, overlay, probed_map, use_fake_npm
 
 EXT = "@demo/pi-ext"
@@ -251,8 +257,9 @@ def test_the_site_shows_extension_probes_by_the_extensions_name(tmp_path: Path, 
     assert capsys.readouterr().err == "", "quiet by default"
     monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path / "another-cache"))
     assert sorted(site_probes([demo], quiet=False)) == ["D1", "pi-ext"]
-    assert capsys.readouterr().err == (f"installing pi-demo@1.0.0 for probes\n"
-                                       f"installing {EXT}@2.0.0 with pi 1.0.0 for its probe\n")
+    # (the extension's install is written while pi's is: either may be announced first)
+    assert sorted(capsys.readouterr().err.splitlines(keepends=True)) == [
+        f"installing {EXT}@2.0.0 with pi 1.0.0 for its probe\n", "installing pi-demo@1.0.0 for probes\n"]
 
 
 def test_an_extension_probe_gets_more_time_than_the_limit_given(tmp_path: Path, npm: FakeNpm,
@@ -269,6 +276,14 @@ def test_an_extension_probe_gets_more_time_than_the_limit_given(tmp_path: Path, 
     assert result.reason.startswith("the probe did not finish within 1 s")
 
 
+def test_an_extension_probe_is_remembered_unless_the_cache_is_off(tmp_path: Path, npm: FakeNpm) -> None:
+    require("bubblewrap", shutil.which("bwrap") is not None, "probes run in bwrap; apt-get install bubblewrap")
+    demo = demo_with(tmp_path, overlay(tmp_path, "pi-ext", SHOWS, (("loaded", True),)))
+    assert [r.cached for r in run_extension_probes(demo)] == [False]
+    assert [r.cached for r in run_extension_probes(demo)] == [True]
+    assert [r.cached for r in run_extension_probes(demo, use_cache=False)] == [False]
+
+
 def test_the_run_uses_the_sandbox_given_and_tells_a_person_what_it_installs(tmp_path: Path, npm: FakeNpm,
                                                                            capsys) -> None:
     demo = demo_with(tmp_path, overlay(tmp_path, "pi-ext", SHOWS, (("loaded", True),)))
@@ -276,3 +291,100 @@ def test_the_run_uses_the_sandbox_given_and_tells_a_person_what_it_installs(tmp_
     [result] = run_extension_probes(demo, quiet=False, sandbox=weak)
     assert (result.status, result.sandbox) == ("holds", weak.name)
     assert capsys.readouterr().err == f"installing {EXT}@2.0.0 with pi 1.0.0 for its probe\n"
+
+
+# --- installs written beside the probes ------------------------------------------------------------
+
+
+def loads_itself(name: str) -> str:
+    """A probe that imports its own extension's package."""
+    return f'import {{ here }} from "@demo/{name}";\nconsole.log(JSON.stringify({{loaded: here}}));\n'
+
+
+def test_one_refused_install_fails_the_build_naming_it_and_leaves_no_half_install(tmp_path: Path, npm: FakeNpm,
+                                                                                  capsys) -> None:
+    require("bubblewrap", shutil.which("bwrap") is not None, "probes run in bwrap; apt-get install bubblewrap")
+    names = ["c-ext", "a-ext", "b-ext"]
+    demo = probed_map(tmp_path, {"D1": ('console.log(JSON.stringify({ran: true}));\n', (("ran", True),))},
+                      overlays=tuple(overlay(tmp_path, n, loads_itself(n), (("loaded", True),)) for n in names))
+    npm.integrity = {**INTEGRITY, "@demo/b-ext": "sha512-tampered"}
+    with pytest.raises(FetchError) as refused:
+        site_probes([demo])
+    assert str(refused.value) == ("@demo/b-ext@2.0.0: the installed package's integrity is not the pinned's one; "
+                                  "refusing to use it")
+    installs = cache_root() / "installs"
+    assert list((installs / "ext-demo+b-ext").iterdir()) == [], "nothing refused is kept"
+    assert list(installs.glob("*/.tmp-*")) == [], "no install is left half written"
+    assert _npm([], "the next build's fetch", [sys.executable, "-c", "print('ran')"]) == "ran\n", \
+        "a later build in the same process (serve's) still runs npm"
+    npm.integrity = INTEGRITY  # the registry's answer is right again
+    shown = site_probes([demo])
+    assert [(r.id, r.status) for r in shown.values()] == [("D1", "holds"), ("a-ext", "holds"), ("b-ext", "holds"),
+                                                          ("c-ext", "holds")], "in the order of the pages"
+    assert capsys.readouterr().err == "", "quiet by default"
+
+
+STOPPED_BUILD = """
+import signal, sys
+from pathlib import Path
+from generator.probes import extension, install
+from generator.probes.run import site_probes
+from probe_fixtures import cached_pi, overlay, probed_map
+
+root = Path.cwd()
+real = install.find_node()
+extension.find_node = lambda: install.Node(real.binary, real.version, (str(root / "npm"),))
+demo = probed_map(root, {"D1": (HANGS, ())}, overlays=tuple(
+    overlay(root, name, "console.log('{}');", ()) for name in ("a-ext", "b-ext", "c-ext")))
+cached_pi(demo)
+try:
+    site_probes([demo])
+except KeyboardInterrupt as stop:  # (SIGTERM: ProbesStopped, which is one)
+    print("stopped", getattr(stop, "signum", signal.SIGINT), flush=True)
+"""
+# npm as the build runs it, for an install that never ends: what the registry is asked is answered;
+# `install` notes its process and waits on a child of its own
+HANGING_NPM = """#!/bin/sh
+case "$1" in
+  view) echo '"sha512-ext"' ;;
+  install) echo $$ >> PIDS; sleep MARKER & wait ;;
+esac
+"""
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_build_stopped_while_extensions_install_leaves_no_npm_no_sandbox_and_no_half_install(
+        tmp_path: Path, how: signal.Signals) -> None:
+    require("bubblewrap", shutil.which("bwrap") is not None, "probes run in bwrap; apt-get install bubblewrap")
+    npm_marker, probe_marker = (f"{500 + random.randint(1, 10**6) / 10**7:.7f}" for _ in range(2))
+    npm = HANGING_NPM.replace("MARKER", npm_marker).replace("PIDS", str(tmp_path / "npm-pids"))
+    (tmp_path / "npm").write_text(npm)
+    (tmp_path / "npm").chmod(0o755)
+    hangs = (f'import {{ spawn }} from "node:child_process";\nspawn("sleep", ["{probe_marker}"]);\n'
+             "setInterval(() => {}, 1000);\n")
+    env = python_env(PYTHONPATH=f"{ROOT}:{ROOT / 'tests'}", DECISION_MAP_CACHE=str(tmp_path / "cache"),
+                     DECISION_MAP_PROBE_TIMEOUT="900", DECISION_MAP_PROBE_CACHE="off")
+    for name in ("DECISION_MAP_SKIP_PROBES", "DECISION_MAP_PROBE_SANDBOX"):
+        env.pop(name, None)
+    build = subprocess.Popen([sys.executable, "-c", STOPPED_BUILD.replace("HANGS", repr(hangs))], cwd=tmp_path,
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    started = time.monotonic()
+    try:
+        # two installs at once, and the entry's probe running beside them
+        while (len(live_with(npm_marker)) < 2 or not live_with(probe_marker)) and build.poll() is None \
+                and time.monotonic() - started < 600:
+            time.sleep(0.1)
+        assert len(live_with(npm_marker)) == 2 and live_with(probe_marker), build.poll()
+        build.send_signal(how)
+        stdout, stderr = build.communicate(timeout=120)
+    finally:
+        if build.poll() is None:
+            build.kill()
+    assert stdout == f"stopped {int(how)}\n", stderr
+    npm_pids = [int(p) for p in (tmp_path / "npm-pids").read_text().split()]
+    assert len(npm_pids) == 2, "the third install never started"
+    assert live_with(npm_marker) == [] and live_with(probe_marker) == [], "a process outlived the build"
+    assert [p for p in npm_pids if Path(f"/proc/{p}").exists()] == [], "an npm outlived the build"
+    installs = tmp_path / "cache" / "installs"
+    assert [p.name for p in installs.glob("ext-*/*")] == [], "no install is left, whole or half written"

@@ -26,7 +26,7 @@ from generator.probes import run as probe_run
 from generator.probes.install import PiInstall
 from generator.probes.run import (ProbeFailure, ProbeResult, ProbesStopped, check_ids, probe_flips, probed_entries,
                                   require_holding, run_probes, same_value, site_probes)
-from generator.probes.sandbox import WEAK_WARNING, Limits, SandboxRun, choose_sandbox, stop_every_run
+from generator.probes.sandbox import WEAK_WARNING, Limits, SandboxMissing, SandboxRun, choose_sandbox, stop_every_run
 from generator.probes.install import find_node
 from probe_fixtures import PIN, FakeNpm, cached_pi, probed_map, use_fake_npm
 
@@ -166,6 +166,17 @@ def test_the_first_shared_module_node_names_is_the_one_shown(tmp_path: Path) -> 
     assert probe_run._in_shared(run, {}) == ""
 
 
+def test_without_bwrap_nothing_is_installed_for_probes_that_cannot_run(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    demo = probed_map(tmp_path, {"D1": (HOLDS, (("ran", True),))})
+    npm = FakeNpm({})
+    use_fake_npm(monkeypatch, npm, {})
+    monkeypatch.setenv("DECISION_MAP_BWRAP", str(tmp_path / "no-bwrap"))
+    with pytest.raises(SandboxMissing, match="bubblewrap"):
+        run_probes(demo)
+    assert npm.calls == [], "pi was not installed first"
+
+
 def test_without_the_sandbox_the_run_warns_what_it_does_not_protect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                     capsys: pytest.CaptureFixture) -> None:
     demo = probed_map(tmp_path, {"D1": (HOLDS, (("ran", True),))})
@@ -178,6 +189,8 @@ def test_without_the_sandbox_the_run_warns_what_it_does_not_protect(tmp_path: Pa
     [result] = run_probes(demo)
     assert result.sandbox.startswith("bwrap+") and WEAK_WARNING not in capsys.readouterr().err
     assert result.cached is False, "what ran without the sandbox is not taken for what runs in it"
+    [result] = run_probes(demo, sandbox=choose_sandbox(weak=True))  # `probe --no-sandbox`, which warns itself
+    assert result.sandbox.startswith("node-only+") and capsys.readouterr().err == ""
 
 
 # --- remembered results ---------------------------------------------------------------------------

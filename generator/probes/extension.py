@@ -12,17 +12,20 @@ is run, judged and remembered by :func:`generator.probes.run.run_probes`, like a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from typing import Iterator
 
 from ..errors import FetchError
-from ..source.fetch import _npm, cache_root, publish_once, registry_integrity
+from ..source.fetch import _npm, allow_npm, cache_root, publish_once, registry_integrity, stop_npm
 from ..map.model import DecisionMap, Entry, Overlay, npm_package_key
-from .run import ProbeResult, run_probes
+from .run import ProbeResult, run_each
 from .install import Node, PiInstall, find_node
 from .sandbox import Limits, Sandbox
 
@@ -35,6 +38,10 @@ MANIFEST = ".decision-map-install.json"
 # load of 14 on 2 cores, 74 s at 20. An entry's probe compiles nothing (pi ships JavaScript), so
 # the default limit stays theirs; an extension's gets room for the compile under such a load.
 EXTENSION_SECONDS = 180.0
+# An install mostly waits on the registry (220 MB each, from npm's cache or the network); the site
+# build writes two while pi's own install and the entries' probes run, and the extensions' probes
+# then run as their installs are done.
+INSTALLS_AT_ONCE = 2
 
 
 def probed_extensions(decision_map: DecisionMap, names: list[str] | None = None) -> list[Overlay]:
@@ -45,22 +52,53 @@ def probed_extensions(decision_map: DecisionMap, names: list[str] | None = None)
 
 def run_extension_probes(decision_map: DecisionMap, names: list[str] | None = None, *, quiet: bool = True,
                          use_cache: bool | None = None, limits: Limits | None = None,
-                         sandbox: Sandbox | None = None) -> list[ProbeResult]:
+                         sandbox: Sandbox | None = None, installs: dict[str, Future] | None = None
+                         ) -> list[ProbeResult]:
     """Run the probes of the map's pinned extensions (or those of ``names``) with pi at the map's pin.
 
-    Each runs through :func:`generator.probes.run.run_probes`, as one probed entry named after the
-    extension, against the install that holds pi and the extension."""
-    results = []
+    Each runs as one probed entry named after the extension, against the install that holds pi and
+    the extension, two at a time (:func:`generator.probes.run.run_each`), while the installs still
+    to come are written (``installs``: those :func:`start_installs` began; else they begin here)."""
+    overlays = probed_extensions(decision_map, names)
+    if not overlays:
+        return []
     limits = extension_limits(limits or Limits.from_environment())
-    for overlay in probed_extensions(decision_map, names):
-        install = install_extension(decision_map, overlay, quiet=quiet)
-        entry = Entry(id=overlay.extension, kind="extension", question=None, decided_by=None, answer=None,
-                      title=overlay.extension, description=overlay.summary, changed_by=(), checks=None,
-                      failures=(), upstream=None, cites=(), reviewed=None, path=overlay.path, line=1,
-                      probe=overlay.probe)
-        results += run_probes(replace(decision_map, entries=(entry,)), quiet=quiet, use_cache=use_cache,
-                              install=install, limits=limits, sandbox=sandbox)
-    return results
+    with contextlib.ExitStack() as stack:
+        if installs is None:
+            installs = start_installs(decision_map, stack.enter_context(installing()), names, quiet=quiet)
+        jobs = [(_as_entry(overlay), installs[overlay.extension].result) for overlay in overlays]
+        return run_each(decision_map, jobs, decision_map.version, find_node(), limits, sandbox, use_cache)
+
+
+@contextlib.contextmanager
+def installing() -> Iterator[ThreadPoolExecutor]:
+    """A pool that writes installs INSTALLS_AT_ONCE at a time. Leaving it by an exception (Ctrl-C,
+    SIGTERM, an install or a probe that failed) kills every npm it runs and starts no other; it is
+    left once every install it started has ended (a killed one leaves only its staging folder,
+    removed by :func:`generator.source.fetch.publish_once`)."""
+    pool = ThreadPoolExecutor(max_workers=INSTALLS_AT_ONCE)
+    try:
+        yield pool
+    except BaseException:
+        stop_npm()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        allow_npm()  # every npm of the pool has ended; a later build in this process (serve's) runs its own
+
+
+def start_installs(decision_map: DecisionMap, pool: ThreadPoolExecutor, names: list[str] | None = None, *,
+                   quiet: bool) -> dict[str, Future]:
+    """Begin, in ``pool``, the install of each probed extension of the map (of ``names``), in the
+    order their probes run: by extension name, the install each will give its probe."""
+    return {overlay.extension: pool.submit(install_extension, decision_map, overlay, quiet=quiet)
+            for overlay in probed_extensions(decision_map, names)}
+
+
+def _as_entry(overlay: Overlay) -> Entry:
+    return Entry(id=overlay.extension, kind="extension", question=None, decided_by=None, answer=None,
+                 title=overlay.extension, description=overlay.summary, changed_by=(), checks=None, failures=(),
+                 upstream=None, cites=(), reviewed=None, path=overlay.path, line=1, probe=overlay.probe)
 
 
 def extension_limits(limits: Limits) -> Limits:

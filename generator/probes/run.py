@@ -30,6 +30,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from ..errors import InputError, Problem, UsageError, display_path
 from ..source.fetch import cache_root
@@ -112,13 +113,30 @@ def run_probes(decision_map: DecisionMap, target: str | None = None, ids: list[s
         return []
     version = target or decision_map.version
     limits = limits or Limits.from_environment()
-    if sandbox is None:  # the site build and bump: DECISION_MAP_PROBE_SANDBOX=node-only is their explicit switch
-        sandbox = choose_sandbox()
-        if sandbox.kind != "bwrap":
-            print(WEAK_WARNING, file=sys.stderr)
+    sandbox = sandbox or _site_sandbox()
     node = find_node()
     # (an extension's probe brings its own install: pi and the extension, see probes.extension)
     install = install or install_pi(decision_map, version, node, quiet=quiet)
+    return run_each(decision_map, [(e, lambda: install) for e in entries], version, node, limits, sandbox,
+                    use_cache)
+
+
+def _site_sandbox() -> Sandbox:
+    """bwrap, for the site build and bump: DECISION_MAP_PROBE_SANDBOX=node-only is their explicit switch."""
+    sandbox = choose_sandbox()
+    if sandbox.kind != "bwrap":
+        print(WEAK_WARNING, file=sys.stderr)
+    return sandbox
+
+
+def run_each(decision_map: DecisionMap, jobs: list[tuple[Entry, Callable[[], PiInstall]]], version: str, node: Node,
+             limits: Limits, sandbox: Sandbox | None = None, use_cache: bool | None = None) -> list[ProbeResult]:
+    """Run each entry's probe with the install its job gives, two at a time, in the jobs' order.
+
+    An install is asked for (in this thread) just before its probe is started, so a probe whose
+    install is still being written elsewhere (an extension's) waits for it while those before it
+    run; an install that fails stops every probe and is raised."""
+    sandbox = sandbox or _site_sandbox()
     if use_cache is None:
         use_cache = os.environ.get("DECISION_MAP_PROBE_CACHE", "on") != "off"
     passed = {k: v for k, v in sorted(os.environ.items()) if k.startswith("PROBE_")}
@@ -128,9 +146,9 @@ def run_probes(decision_map: DecisionMap, target: str | None = None, ids: list[s
         # two at a time: a probe is mostly one Node process on one core
         pool = ThreadPoolExecutor(max_workers=2)
         try:
-            jobs = [pool.submit(_run_one, decision_map, e, version, node, install, limits, passed, harness,
-                                use_cache, sandbox) for e in entries]
-            return [job.result() for job in jobs]
+            runs = [pool.submit(_run_one, decision_map, entry, version, node, install(), limits, passed, harness,
+                                use_cache, sandbox) for entry, install in jobs]
+            return [run.result() for run in runs]
         except BaseException:
             stop_every_run()  # what runs is killed; what has not started never will
             raise
@@ -342,10 +360,15 @@ def site_probes(maps: list[DecisionMap], *, quiet: bool = True) -> dict[str, Pro
             print("note: probes skipped (DECISION_MAP_SKIP_PROBES is set); the pages show no probe results",
                   file=sys.stderr)
         return {}
-    from .extension import run_extension_probes
+    from .extension import installing, run_extension_probes, start_installs
 
-    results = [r for m in maps for r in run_probes(m, quiet=quiet)]
-    results += [r for m in maps for r in run_extension_probes(m, quiet=quiet)]  # by the extension's name
+    # the extensions' installs (mostly waiting on the registry) are written while pi's own install
+    # and the entries' probes run; their probes then run as they are done
+    with _stopped_by_signals(), installing() as pool:
+        installs = [start_installs(m, pool, quiet=quiet) for m in maps]
+        results = [r for m in maps for r in run_probes(m, quiet=quiet)]
+        results += [r for m, i in zip(maps, installs)
+                    for r in run_extension_probes(m, quiet=quiet, installs=i)]  # by the extension's name
     require_holding(results)
     return {r.id: r for r in results}
 

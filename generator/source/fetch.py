@@ -15,10 +15,12 @@ import os
 import posixpath
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -232,22 +234,65 @@ def _write_manifest(staging: Path, version: str, commit: str | None = None,
 # --- npm -------------------------------------------------------------------------------------
 
 
+_npm_running: set[subprocess.Popen] = set()
+_npm_lock = threading.Lock()
+_npm_stopping = threading.Event()
+
+
+def stop_npm() -> None:
+    """Kill every npm this process runs, with what it started (for SIGTERM, SIGINT: installs run in
+    threads, which a signal does not reach); no npm starts after this, until :func:`allow_npm`."""
+    _npm_stopping.set()
+    with _npm_lock:
+        running = list(_npm_running)
+    for process in running:
+        _kill_group(process)
+
+
+def allow_npm() -> None:
+    """Undo :func:`stop_npm` (for a later build in the same process, such as a test's)."""
+    _npm_stopping.clear()
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    if process.returncode is not None:  # reaped: its number may be another process's by now
+        return
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except OSError:  # (already gone)
+        pass
+
+
 def _npm(args: list[str], what: str, npm: list[str] | None = None, **run) -> str:
     """npm's output; ``npm`` is the command that runs it (default: $DECISION_MAP_NPM, else `npm`),
-    ``run`` more arguments for subprocess.run (cwd, env)."""
+    ``run`` more arguments for subprocess.Popen (cwd, env)."""
     # npm's default back-off waits about a minute before it calls a registry unreachable
     command = [*(npm or [os.environ.get("DECISION_MAP_NPM", "npm")]), *args, "--fetch-retries=2",
                "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=4000"]
+    with _npm_lock:
+        if _npm_stopping.is_set():
+            raise FetchError(f"not fetching {what}: the build is being stopped")
+        try:  # in a session of its own, so that what it starts is killed with it
+            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True, start_new_session=True, **run)
+        except FileNotFoundError:
+            raise FetchError(f"cannot run '{command[0]}': install Node.js and npm to fetch {what}") from None
+        _npm_running.add(process)
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=300, **run)
-    except FileNotFoundError:
-        raise FetchError(f"cannot run '{command[0]}': install Node.js and npm to fetch {what}") from None
-    except subprocess.TimeoutExpired:
-        raise FetchError(f"npm did not answer within 300 s while fetching {what}; check the network "
-                         "and run again") from None
-    if done.returncode != 0:
-        raise FetchError(_npm_failure(done.stderr + done.stdout, what))
-    return done.stdout
+        stdout, stderr = process.communicate(timeout=300)
+    except BaseException as err:  # the time limit, or Ctrl-C while npm runs in this thread
+        _kill_group(process)
+        process.communicate()
+        if isinstance(err, subprocess.TimeoutExpired):
+            raise FetchError(f"npm did not answer within 300 s while fetching {what}; check the network "
+                             "and run again") from None
+        raise
+    finally:
+        with _npm_lock:
+            _npm_running.discard(process)
+    if process.returncode != 0:
+        raise FetchError(_npm_failure(stderr + stdout, what))
+    return stdout
 
 
 def _npm_failure(output: str, what: str) -> str:
