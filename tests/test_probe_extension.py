@@ -23,7 +23,6 @@ import pytest
 
 from conftest import ROOT, live_with, python_env, require
 from generator.errors import FetchError
-from generator.probes import extension
 from generator.probes.extension import (EXTENSION_SECONDS, extension_limits, install_extension, probed_extensions,
                                         run_extension_probes)
 from generator.probes.install import find_node
