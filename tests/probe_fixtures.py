@@ -83,6 +83,17 @@ class FakeNpm:
         (cwd / "package-lock.json").write_text(json.dumps({"packages": rows}))
 
 
+def lock_replaced(fake: FakeNpm, lock: str | None):
+    """``fake``'s install, then its lockfile taken away (``lock`` None) or its text replaced by ``lock``."""
+    def npm(args: list[str], what: str, npm: list[str], *, cwd: Path, env: dict[str, str]) -> None:
+        fake(args, what, npm, cwd=cwd, env=env)
+        (cwd / "package-lock.json").unlink()
+        if lock is not None:
+            (cwd / "package-lock.json").write_text(lock)
+
+    return npm
+
+
 def overlay(root: Path, name: str, script: str | None, expect: tuple, *, version: str = "2.0.0",
             integrity: str | None = "sha512-ext", probe: bool = True) -> Overlay:
     """A pinned extension ``name`` of the map under ``root`` with its probe script."""

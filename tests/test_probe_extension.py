@@ -30,7 +30,7 @@ from generator.probes.run import site_probes
 from generator.probes.limits import tree_limits
 from generator.probes.sandbox import Limits, Sandbox
 from generator.source.fetch import _npm, cache_root
-from probe_fixtures import FakeNpm, overlay, probed_map, use_fake_npm
+from probe_fixtures import FakeNpm, lock_replaced, overlay, probed_map, use_fake_npm
 
 EXT = "@demo/pi-ext"
 INTEGRITY = {"pi-demo": "sha512-pi", EXT: "sha512-ext"}
@@ -172,15 +172,7 @@ def test_linked_packages_and_the_root_need_no_integrity(tmp_path: Path, monkeypa
 
 @pytest.mark.parametrize("lock", [None, "not json", '{"lockfileVersion": 3}'])
 def test_no_readable_lockfile_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lock: str | None) -> None:
-    fake = FakeNpm(INTEGRITY)
-
-    def npm_without_lock(args, what, npm, *, cwd, env):
-        fake(args, what, npm, cwd=cwd, env=env)
-        (cwd / "package-lock.json").unlink()
-        if lock is not None:
-            (cwd / "package-lock.json").write_text(lock)
-
-    use_fake_npm(monkeypatch, npm_without_lock, REGISTRY)
+    use_fake_npm(monkeypatch, lock_replaced(FakeNpm(INTEGRITY), lock), REGISTRY)
     ext = overlay(tmp_path, "pi-ext", None, ())
     with pytest.raises(FetchError, match=f"^npm wrote no readable package-lock.json for {EXT}@2.0.0$"):
         install_extension(demo_with(tmp_path, ext), ext)

@@ -16,7 +16,7 @@ from generator.errors import FetchError, UsageError
 from generator.map.model import GitPin, NpmPackage, Source
 from generator.probes.install import MANIFEST, Node, install_pi
 from generator.source.fetch import cache_root
-from probe_fixtures import FakeNpm, cached_pi, probed_map, use_fake_npm
+from probe_fixtures import FakeNpm, lock_replaced, cached_pi, probed_map, use_fake_npm
 
 # a Node the stand-in npm is run "with": its npm command and bin folder are what the install passes on
 NODE = Node(Path("/opt/node24/bin/node"), "24.1.0", ("/opt/node24/bin/node", "/opt/node24/lib/npm-cli.js"))
@@ -104,15 +104,7 @@ def test_linked_packages_and_the_lockfiles_root_need_no_integrity(tmp_path, monk
 
 @pytest.mark.parametrize("lock", [None, "not json", '{"lockfileVersion": 3}'])
 def test_no_readable_lockfile_is_refused(tmp_path, monkeypatch, lock) -> None:
-    fake = FakeNpm(REGISTRY)
-
-    def npm_without_lock(args, what, npm, *, cwd, env):
-        fake(args, what, npm, cwd=cwd, env=env)
-        (cwd / "package-lock.json").unlink()
-        if lock is not None:
-            (cwd / "package-lock.json").write_text(lock)
-
-    use_fake_npm(monkeypatch, npm_without_lock, REGISTRY)
+    use_fake_npm(monkeypatch, lock_replaced(FakeNpm(REGISTRY), lock), REGISTRY)
     with pytest.raises(FetchError) as refused:
         install_pi(two_packages(tmp_path), "1.0.0", NODE, quiet=True)
     assert str(refused.value) == "npm wrote no readable package-lock.json for pi-ai@1.0.0, pi-demo@1.0.0"
