@@ -144,3 +144,23 @@ def test_a_broken_edition_record_does_not_stop_a_new_overlay(tmp_path, monkeypat
     run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3")
     assert run.code == 0, run.stderr
     assert yaml.safe_load(overlay_of(decisions).read_text())["package"] == "@demo/pi-ext"
+
+
+def test_what_it_runs_and_where_it_connects_are_items_citing_each_place(tmp_path, monkeypatch, capsys) -> None:
+    """Each process it starts and each address it reaches: one item per kind, its TODO saying what to
+    write, every place it is used cited under it, the file still valid YAML."""
+    decisions, npm = project(tmp_path, monkeypatch)
+    index = ('import { spawn } from "node:child_process";\nexport default function (pi) {\n'
+             '  spawn("git", []);\n  fetch("https://a.example");\n  spawn("gh", []);\n  fetch("https://b.example");\n}\n')
+    npm.publish("@demo/pi-two@1.0.0", {"package.json": json.dumps({"name": "@demo/pi-two", "version": "1.0.0",
+                                                                   "pi": {"extensions": ["./index.ts"]}}),
+                                       "index.ts": index})
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-two@1.0.0")
+    assert run.code == 0, run.stderr
+    written = yaml.safe_load(overlay_of(decisions, "pi-two").read_text())
+    assert [(i["text"], [(c["file"], str(c["lines"])) for c in i["cites"]]) for i in written["runs"]] == [
+        ("TODO: what it runs (child_process.spawn)", [("index.ts", "3"), ("index.ts", "5")])]
+    assert [(i["text"], [(c["file"], str(c["lines"])) for c in i["cites"]]) for i in written["connects"]] == [
+        ("TODO: where it connects, and what for (fetch)", [("index.ts", "4"), ("index.ts", "6")])]
+    assert written["unchanged"] == [{"text": "TODO: what it leaves as pi decides it, where a reader could think "
+                                             "otherwise"}]
