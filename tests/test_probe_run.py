@@ -304,6 +304,39 @@ def test_the_same_run_asked_twice_at_once_is_made_once(tmp_path: Path) -> None:
     assert first.result == second.result and first.status == second.status == "holds"
 
 
+def test_a_probe_waiting_for_the_same_run_elsewhere_is_not_run_once_probe_is_stopped(tmp_path: Path) -> None:
+    from filelock import FileLock
+
+    from generator.probes.sandbox import allow_runs
+
+    demo = probed_map(tmp_path, {"D1": (RANDOM, ())})
+    cached_pi(demo)
+    run_probes(demo)  # remembered, and its lock's file made
+    [remembered] = (probe_run.cache_root() / "probes").glob("*.json")
+    remembered.unlink()
+    [lock_file] = (probe_run.cache_root() / "locks").glob("probe-*.lock")
+    assert lock_file.name == f"probe-{remembered.stem}.lock"
+    held = FileLock(str(lock_file))  # another process running the very same probe
+    held.acquire()
+    try:
+        threading.Timer(1.0, stop_every_run).start()
+        [result] = run_probes(demo)
+    finally:
+        held.release()
+        allow_runs()
+    assert (result.status, result.reason) == ("error", "not run: probe was stopped")
+    assert not remembered.exists()
+
+
+def test_a_cache_with_no_room_for_locks_runs_the_probe_without_one(tmp_path: Path) -> None:
+    demo = probed_map(tmp_path, {"D1": (RANDOM, ())})
+    cached_pi(demo)
+    (probe_run.cache_root() / "locks").write_text("a file where the locks' folder would be")
+    [result] = run_probes(demo)
+    assert (result.status, result.cached, result.result["ran"]) == ("holds", False, True)
+    assert run_probes(demo)[0].cached is True  # remembered all the same
+
+
 def test_a_probe_that_could_not_run_is_not_remembered(tmp_path: Path) -> None:
     demo = probed_map(tmp_path, {"D1": ('throw new Error("flaky");\n', ())})
     cached_pi(demo)
