@@ -302,6 +302,7 @@ def test_the_same_run_asked_twice_at_once_is_made_once(tmp_path: Path) -> None:
     first, second = run_probes(demo)
     assert sorted([first.cached, second.cached]) == [False, True]
     assert first.result == second.result and first.status == second.status == "holds"
+    assert first.seconds == second.seconds > 0  # the time the one run took, for both
 
 
 def test_a_probe_waiting_for_the_same_run_elsewhere_is_not_run_once_probe_is_stopped(tmp_path: Path) -> None:
@@ -324,7 +325,7 @@ def test_a_probe_waiting_for_the_same_run_elsewhere_is_not_run_once_probe_is_sto
     finally:
         held.release()
         allow_runs()
-    assert (result.status, result.reason) == ("error", "not run: probe was stopped")
+    assert (result.status, result.reason, result.seconds) == ("error", "not run: probe was stopped", 0.0)
     assert not remembered.exists()
 
 
