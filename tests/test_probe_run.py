@@ -305,7 +305,8 @@ def test_the_same_run_asked_twice_at_once_is_made_once(tmp_path: Path) -> None:
     assert first.seconds == second.seconds > 0  # the time the one run took, for both
 
 
-def test_a_probe_waiting_for_the_same_run_elsewhere_is_not_run_once_probe_is_stopped(tmp_path: Path) -> None:
+def test_a_probe_waiting_for_the_same_run_elsewhere_is_not_run_once_probe_is_stopped(tmp_path: Path,
+                                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     from filelock import FileLock
 
     from generator.probes.sandbox import allow_runs
@@ -319,12 +320,28 @@ def test_a_probe_waiting_for_the_same_run_elsewhere_is_not_run_once_probe_is_sto
     assert lock_file.name == f"probe-{remembered.stem}.lock"
     held = FileLock(str(lock_file))  # another process running the very same probe
     held.acquire()
+    waiting = threading.Event()
+    wait_for_it = probe_run._alone_with
+
+    def waits(key, limits):
+        waiting.set()
+        return wait_for_it(key, limits)
+
+    def stop_once_it_waits() -> None:
+        waiting.wait(60)
+        time.sleep(0.3)  # (inside its wait for the lock by then; stopped at any point of it, the same)
+        stop_every_run()
+
+    monkeypatch.setattr(probe_run, "_alone_with", waits)
+    stopper = threading.Thread(target=stop_once_it_waits)
     try:
-        threading.Timer(1.0, stop_every_run).start()
+        stopper.start()
         [result] = run_probes(demo)
     finally:
+        stopper.join()
         held.release()
         allow_runs()
+    assert waiting.is_set()
     assert (result.status, result.reason, result.seconds) == ("error", "not run: probe was stopped", 0.0)
     assert not remembered.exists()
 
