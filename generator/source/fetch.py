@@ -255,12 +255,31 @@ def allow_npm() -> None:
 
 
 def _kill_group(process: subprocess.Popen) -> None:
+    """Kill npm and every process under it. (npm stays in this process's group, so that a kill of
+    the whole group, Ctrl-C in a terminal or `kill -9` of the group, ends it with the build; what it
+    started is found through /proc, its descendants listed before any is killed.)"""
     if process.returncode is not None:  # reaped: its number may be another process's by now
         return
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except OSError:  # (already gone)
-        pass
+    for pid in [*_descendants(process.pid), process.pid]:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:  # (already gone)
+            pass
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes under ``pid`` (Linux's /proc/<pid>/task/<tid>/children), children first."""
+    found: list[int] = []
+    waiting = [pid]
+    while waiting:
+        for children in Path(f"/proc/{waiting.pop()}/task").glob("*/children"):
+            try:
+                below = [int(n) for n in children.read_text().split()]
+            except (OSError, ValueError):
+                below = []
+            found += below
+            waiting += below
+    return found
 
 
 def _npm(args: list[str], what: str, npm: list[str] | None = None, **run) -> str:
@@ -272,9 +291,9 @@ def _npm(args: list[str], what: str, npm: list[str] | None = None, **run) -> str
     with _npm_lock:
         if _npm_stopping.is_set():
             raise FetchError(f"not fetching {what}: the build is being stopped")
-        try:  # in a session of its own, so that what it starts is killed with it
+        try:
             process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, text=True, start_new_session=True, **run)
+                                       stderr=subprocess.PIPE, text=True, **run)
         except FileNotFoundError:
             raise FetchError(f"cannot run '{command[0]}': install Node.js and npm to fetch {what}") from None
         _npm_running.add(process)
