@@ -204,10 +204,11 @@ def _run_one(decision_map: DecisionMap, entry: Entry, version: str, node: Node, 
     remembered = _recall(key) if use_cache else None
     if remembered is not None:
         return _judged(remembered["result"], remembered["seconds"], base, cached=True)
+    stopped = ProbeResult(status="error", result={}, seconds=0.0, reason="not run: probe was stopped", **base)
     try:
         alone = _alone_with(key, limits) if use_cache else None
     except Stopped:
-        return ProbeResult(status="error", result={}, seconds=0.0, reason="not run: probe was stopped", **base)
+        return stopped
     try:
         remembered = _recall(key) if alone is not None else None  # by the run we waited for
         if remembered is not None:
@@ -215,7 +216,7 @@ def _run_one(decision_map: DecisionMap, entry: Entry, version: str, node: Node, 
         try:
             run = run_sandboxed(code, script.name, node, install, limits, shown, sandbox, passed, beside)
         except Stopped:
-            return ProbeResult(status="error", result={}, seconds=0.0, reason="not run: probe was stopped", **base)
+            return stopped
         result, why = _result_of(run, limits)
         if result is None:
             return ProbeResult(status="error", result={}, seconds=run.seconds, line=error_line(run, shown),
