@@ -51,7 +51,7 @@ def cached_pi(decision_map: DecisionMap, version: str = PIN) -> Path:
     """A finished install of the stand-in pi at ``version``, where `install_pi` looks for it."""
     packages = tuple(sorted(p.package for p in decision_map.source.npm))
     key = hashlib.sha256(json.dumps([install.INSTALL_FORMAT, packages]).encode()).hexdigest()[:16]
-    final = cache_root() / "installs" / f"{decision_map.name}-npm-{key}" / version
+    final = cache_root() / "installs" / f"npm-{key}" / version
     for name in packages:
         package(final / "node_modules" / name, name, version, f"export const version = {json.dumps(version)};\n")
     (final / "package-lock.json").write_text("{}")

@@ -131,6 +131,17 @@ def test_maps_of_other_packages_get_installs_of_their_own(tmp_path, monkeypatch)
     assert installs() == sorted([one.root, both.root]) and len(fake.calls) == 2
 
 
+def test_maps_of_the_same_packages_share_one_install(tmp_path, monkeypatch) -> None:
+    """Another map of pi's packages (a copy of the map, a map under test) opens the install the
+    first one wrote: npm runs once, one tree is kept."""
+    fake = FakeNpm(REGISTRY)
+    use_fake_npm(monkeypatch, fake, REGISTRY)
+    first = install_pi(two_packages(tmp_path), "1.0.0", NODE, quiet=True)
+    other = replace(two_packages(tmp_path / "other"), name="other")
+    assert install_pi(other, "1.0.0", NODE, quiet=True) == first
+    assert installs() == [first.root] and len(fake.calls) == 1
+
+
 def test_a_map_pinned_to_git_or_a_version_npm_cannot_install_is_refused(tmp_path, monkeypatch) -> None:
     fake = FakeNpm(REGISTRY)
     use_fake_npm(monkeypatch, fake, REGISTRY)

@@ -126,7 +126,9 @@ def install_pi(decision_map: DecisionMap, version: str, node: Node | None = None
                          f"{decision_map.source.npm[0].package} versions` lists them)")
     packages = tuple(sorted(p.package for p in decision_map.source.npm))
     key = hashlib.sha256(json.dumps([INSTALL_FORMAT, packages]).encode()).hexdigest()[:16]
-    final = cache_root() / "installs" / f"{decision_map.name}-npm-{key}" / version
+    # keyed by the packages, not the map: maps of the same packages (a copy of the map, a map under
+    # test) share one install instead of writing a copy of the same tree each
+    final = cache_root() / "installs" / f"npm-{key}" / version
     install = _open(final, version, packages)
     if install is not None:
         return install
