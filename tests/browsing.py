@@ -219,14 +219,24 @@ def wait_still(tab) -> None:
         a.playState !== "running" || a.effect.getComputedTiming().iterations === Infinity)""")
 
 
-def serious_violations(tab) -> list[str]:
+# The axe rules whose verdict hangs on the colours painted: what the dark scheme can change on a page
+# (its toggle sets the body's palette attributes; the page's elements, names and roles stay the same).
+COLOUR_RULES = ("color-contrast", "link-in-text-block")
+
+
+def serious_violations(tab, rules: tuple[str, ...] = (), within: tuple[str, ...] = ()) -> list[str]:
+    """axe-core's serious and critical violations on the page as shown: every rule, or only ``rules``;
+    over the whole page, or only the elements matching the selectors ``within``."""
     from axe_playwright_python.sync_playwright import Axe
 
     wait_still(tab)
     axe = Axe()
     if not tab.evaluate("typeof (window.axe || {}).run === 'function'"):  # put in once per page, not once per check
         tab.evaluate(axe.axe_script)
-    violations = tab.evaluate("axe.run({resultTypes: ['violations']}).then(results => results.violations)")
+    options = {"resultTypes": ["violations"], **({"runOnly": list(rules)} if rules else {})}
+    context = {"include": [[selector] for selector in within]} if within else {"exclude": []}
+    violations = tab.evaluate("([context, options]) => axe.run(context, options).then(results => results.violations)",
+                              [context, options])
     serious = [v for v in violations if v["impact"] in ("serious", "critical")]
     return [f"{v['id']} ({v['impact']}): {v['help']}: "
             + "; ".join(" ".join(n["target"]) for n in v["nodes"][:5]) for v in serious]
