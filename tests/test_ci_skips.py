@@ -82,22 +82,13 @@ def test_in_ci_a_missing_requirement_fails_and_any_skip_fails_the_run(tmp_path: 
     assert "test_needs.py::test_plain_skip: Skipped: skipped for some reason" in run.stdout
 
 
-def test_in_ci_a_run_whose_only_fault_is_a_skip_fails(tmp_path: Path) -> None:
-    folder = make_folder(tmp_path)
-    (folder / "test_needs.py").write_text("import pytest\n\n\ndef test_a():\n    pytest.skip('why')\n\n\n"
-                                          "def test_b():\n    pass\n")
-    assert run_pytest(folder, ci=False).returncode == 0
-    run = run_pytest(folder, ci=True)
-    assert run.returncode == 1 and "1 passed, 1 skipped" in run.stdout, run.stdout[-3000:]
-
-
-def test_in_ci_a_skip_fails_the_run_when_workers_run_the_tests(tmp_path: Path) -> None:
+def test_in_ci_a_run_whose_only_fault_is_a_skip_fails_when_workers_run_the_tests(tmp_path: Path) -> None:
     """`make test` runs the suite on two workers (pytest-xdist): a skip in a worker reaches the run's
-    own verdict and its summary all the same."""
+    own verdict and its summary all the same, and fails a run that has no other fault. (Outside CI
+    the same skip passes: test_a_missing_requirement_skips_with_its_reason_outside_ci.)"""
     folder = make_folder(tmp_path)
     (folder / "test_needs.py").write_text("import pytest\n\n\ndef test_a():\n    pytest.skip('why')\n\n\n"
                                           "def test_b():\n    pass\n")
-    assert run_pytest(folder, ci=False, options=("-n", "2")).returncode == 0
     run = run_pytest(folder, ci=True, options=("-n", "2"))
     assert run.returncode == 1 and "1 passed, 1 skipped" in run.stdout, run.stdout[-3000:]
     assert "2 workers" in run.stdout, run.stdout[-3000:]
