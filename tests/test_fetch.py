@@ -895,6 +895,17 @@ def test_the_history_holds_every_file_of_the_tree_even_those_its_gitignore_names
     assert sorted(b.path for b in tag.commit.tree.traverse() if b.type == "blob") == sorted(tree.files) == [
         ".gitignore", "a.ts", "index.js", "lib/x.ts"]
 
+
+def test_recording_the_history_from_a_git_hook_leaves_the_hooks_index_alone(tmp_path, monkeypatch) -> None:
+    """git runs a hook (pre-commit) with GIT_INDEX_FILE set to the repository's index: the history
+    is written through an index of its own, never that one."""
+    npm, ext = shipped_package(tmp_path, monkeypatch, [("package/a.ts", b"a")])
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "hook-index"))
+    fetch_tree(ext, "1.0.0", quiet=True)
+    assert not (tmp_path / "hook-index").exists()
+    [tag] = git.Repo(history_path()).tags
+    assert [b.path for b in tag.commit.tree.traverse()] == ["a.ts"]
+
 def test_a_history_that_cannot_be_written_does_not_fail_the_fetch_and_says_so(tmp_path: Path, capsys) -> None:
     project = two_versions(tmp_path)
     [demo] = load_maps(project.decisions)
