@@ -647,6 +647,9 @@ def test_a_package_whose_registry_hash_is_not_the_pinned_one_is_refused(tmp_path
     assert not list((cache_root() / "trees").glob("*/1.0.0"))
     assert fetch_tree(replace(pinned, version="0.9.0"), "1.0.0", quiet=True).integrity == {"@demo/ext": published}
     assert fetch_tree(extension_map("@demo/ext", "1.0.0", integrity=published), "1.0.0", quiet=True).files
+    # the tree is in the cache now: a pin recording another hash does not take it from there either
+    with pytest.raises(FetchError, match="but the pin records sha512-mapped; the published package is not"):
+        fetch_tree(pinned, "1.0.0", quiet=True)
 
 
 @pytest.mark.parametrize("members, words", [
