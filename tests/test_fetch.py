@@ -420,6 +420,112 @@ def test_npm_pack_that_answers_nothing(tmp_path, monkeypatch) -> None:
                          "npm gave an unreadable answer while fetching @demo/agent@1.0.0: nothing")
 
 
+
+@pytest.mark.parametrize("answer", ["[]", "{}", '[{"name": "@demo/agent"}]', "null"])
+def test_npm_pack_that_names_no_tarball(tmp_path, monkeypatch, answer) -> None:
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    hashes = {spec: known["integrity"] for spec, known in npm.registry["packages"].items()}
+    npm.script.write_text(f"#!{sys.executable}\nimport json, sys\nif sys.argv[1] == 'view':\n"
+                          f"    print(json.dumps({hashes!r}[sys.argv[2]]))\nelse:\n    print({answer!r})\n")
+    assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"),
+                         "npm pack gave no tarball name for @demo/agent@1.0.0")
+
+
+def test_a_version_range_for_a_pin_is_refused(tmp_path, monkeypatch) -> None:
+    """npm view answers a list when the version matches several: the pin must name one."""
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    npm.script.write_text(f"#!{sys.executable}\nprint('[\"sha512-a\", \"sha512-b\"]')\n")
+    assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"),
+                         "@demo/agent@1.0.0 names several versions; pin an exact version")
+
+
+def test_npm_is_asked_for_the_hash_and_the_tarball_as_json(tmp_path, monkeypatch) -> None:
+    """The command lines npm gets: its answers are read as JSON, the hash alone from `view`, each
+    tarball written into a folder of the fetch's own."""
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    [demo] = load_maps(decisions)
+    fetch_tree(demo, "1.0.0", quiet=True)
+    retries = ["--fetch-retries=2", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=4000"]
+    calls = sorted(c.split() for c in npm.calls)
+    assert [c for c in calls if c[0] == "view"] == [["view", f"@demo/{n}@1.0.0", "dist.integrity", "--json", *retries]
+                                                    for n in ("agent", "ai")]
+    packs = [c for c in calls if c[0] == "pack"]
+    assert [c[:4] + c[5:] for c in packs] == [["pack", f"@demo/{n}@1.0.0", "--json", "--pack-destination", *retries]
+                                              for n in ("agent", "ai")]
+    # each tarball in a folder of the fetch's own, in the cache, removed once the tree is written
+    assert all(Path(c[4]).is_relative_to(cache_root() / "trees") and not Path(c[4]).exists() for c in packs)
+    assert len({c[4] for c in packs}) == 2
+
+
+def test_npm_that_fails_while_packing_names_the_package(tmp_path, monkeypatch) -> None:
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    hashes = {spec: known["integrity"] for spec, known in npm.registry["packages"].items()}
+    npm.script.write_text(f"#!{sys.executable}\nimport json, sys\nif sys.argv[1] == 'view':\n"
+                          f"    print(json.dumps({hashes!r}[sys.argv[2]]))\nelse:\n"
+                          "    sys.exit('npm error code EACCES\\nnpm error permission denied')\n")
+    line = assert_clean_failure(run_cli("verify", "--decisions", decisions, "--quiet"))
+    assert line == "error: npm failed while fetching @demo/agent@1.0.0: npm error permission denied"
+
+
+def test_the_registry_is_asked_with_the_npm_given(tmp_path, monkeypatch) -> None:
+    """An extension's probe asks the registry with the npm of the Node it runs on, not another npm."""
+    from generator.source.fetch import registry_integrity
+    decisions, npm = npm_project(tmp_path, monkeypatch)
+    monkeypatch.setenv("DECISION_MAP_NPM", str(tmp_path / "no-npm-here"))
+    assert registry_integrity("@demo/agent@1.0.0", [str(npm.script)]) == \
+        npm.registry["packages"]["@demo/agent@1.0.0"]["integrity"]
+
+
+def test_npm_runs_where_and_as_asked_and_never_reads_the_builds_input(tmp_path, monkeypatch) -> None:
+    """npm runs in the folder and with the environment its caller gives (an install's), and gets no
+    input: what is typed at the terminal the build runs in never reaches it (nor can a prompt wait)."""
+    import os
+    from generator.source.fetch import _npm
+    show = [sys.executable, "-c", "import os, sys; print(os.getcwd(), os.environ.get('SETTING'), repr(sys.stdin.read()))"]
+    typed, keys = os.pipe()
+    kept = os.dup(0)
+    os.write(keys, b"yes\n")
+    os.close(keys)
+    os.dup2(typed, 0)
+    try:
+        said = _npm([], "x@1", show, cwd=tmp_path, env={**os.environ, "SETTING": "given"})
+    finally:
+        os.dup2(kept, 0)
+        os.close(kept)
+        os.close(typed)
+    assert said == f"{tmp_path} given ''\n"
+
+
+def test_npm_that_does_not_answer_within_300_s_is_stopped_and_named(tmp_path, monkeypatch) -> None:
+    """npm that hangs (a registry that never answers) is given 300 s, then killed with what it
+    started, and the fetch fails saying so (the wait stood in for: no test waits five minutes)."""
+    from conftest import live_with
+    from generator.errors import FetchError
+    from generator.source.fetch import _npm
+    npm, marker = hanging_npm(tmp_path)
+    waits = []
+    communicate = subprocess.Popen.communicate
+
+    def waited(self, input=None, timeout=None):
+        waits.append(timeout)
+        if len(waits) == 1:
+            wait_for(lambda: len(live_with(marker)) == 7, "npm, its two shells and their sleeps")
+            raise subprocess.TimeoutExpired(self.args, timeout)
+        return communicate(self, input, timeout)
+
+    monkeypatch.setattr(subprocess.Popen, "communicate", waited)
+    try:
+        with pytest.raises(FetchError) as stopped:
+            _npm(["pack", f"a@{marker}"], "a@1", [str(npm)])
+        assert str(stopped.value) == "npm did not answer within 300 s while fetching a@1; check the network and run again"
+        assert waits[0] == 300
+        wait_for(lambda: not live_with(marker), "a process npm started outlived its time limit")
+    finally:
+        import os
+        import signal
+        for pid in live_with(marker):
+            os.kill(pid, signal.SIGKILL)
+
 def test_npm_not_installed(tmp_path, monkeypatch) -> None:
     decisions, _ = npm_project(tmp_path, monkeypatch)
     monkeypatch.setenv("DECISION_MAP_NPM", str(tmp_path / "no-npm-here"))
@@ -541,6 +647,9 @@ def test_a_package_whose_registry_hash_is_not_the_pinned_one_is_refused(tmp_path
     assert not list((cache_root() / "trees").glob("*/1.0.0"))
     assert fetch_tree(replace(pinned, version="0.9.0"), "1.0.0", quiet=True).integrity == {"@demo/ext": published}
     assert fetch_tree(extension_map("@demo/ext", "1.0.0", integrity=published), "1.0.0", quiet=True).files
+    # the tree is in the cache now: a pin recording another hash does not take it from there either
+    with pytest.raises(FetchError, match="but the pin records sha512-mapped; the published package is not"):
+        fetch_tree(pinned, "1.0.0", quiet=True)
 
 
 @pytest.mark.parametrize("members, words", [
@@ -696,3 +805,274 @@ def test_a_cached_tree_of_another_layout_or_version_is_not_used(tmp_path: Path) 
         assert _open(entry, "1") is None
     (entry / MANIFEST).write_text(json.dumps({"format": FORMAT, "version": "1", "files": {}}))
     assert _open(entry, "1") is not None
+
+
+def test_a_cache_on_a_first_run_is_the_users_cache_folder(tmp_path: Path, monkeypatch) -> None:
+    """Without DECISION_MAP_CACHE the trees and their history go to the user's cache folder (XDG)."""
+    monkeypatch.delenv("DECISION_MAP_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_root() == tmp_path / "xdg" / "pi-decision-map"
+    assert history_path() == tmp_path / "xdg" / "pi-decision-map" / "history.git"
+    monkeypatch.setenv("DECISION_MAP_CACHE", "")  # set but empty: as if not set
+    assert cache_root() == tmp_path / "xdg" / "pi-decision-map"
+
+
+# --- the cache's key: one folder for each pin -----------------------------------------------------
+
+
+def test_each_pin_has_its_own_cache_folder_and_a_pin_keeps_the_one_it_had(tmp_path: Path) -> None:
+    """The trees of two pins never mix (another repository, ref pattern, package, place in the tree,
+    or a package's shipped files rather than its rebuilt sources), and a pin keeps the folder
+    earlier versions of the generator filled: an upgrade does not fetch every tree again."""
+    from dataclasses import replace
+    from generator.map.model import GitPin, NpmPackage, Source, extension_map
+    from generator.source.fetch import _source_key
+
+    def with_source(name: str, source: Source):
+        return replace(extension_map("@demo/ext", "1.0.0"), name=name, source=source)
+
+    git_pin = Source(git=GitPin("https://example.org/demo.git", "v{version}", None))
+    npm_pin = Source(npm=(NpmPackage("@demo/agent", "packages/agent"), NpmPackage("@demo/ai", "packages/ai")))
+    assert _source_key(with_source("demo", git_pin)) == "demo-git-0c58677278d7bdc5"
+    assert _source_key(with_source("demo", npm_pin)) == "demo-npm-c7d23ba3b7c4242c"
+    assert _source_key(extension_map("@demo/ext", "1.0.0")) == "npm-demo+ext-npm-90c34778b3eaf999"
+    # the packages' order in the pin, its commit and the integrities it records: the same tree
+    same = [Source(npm=npm_pin.npm[::-1]),
+            Source(npm=tuple(replace(p, integrity="sha512-x") for p in npm_pin.npm)),
+            Source(git=replace(git_pin.git, commit="0123abcd"))]
+    assert [_source_key(with_source("demo", s)) for s in same] == [
+        "demo-npm-c7d23ba3b7c4242c", "demo-npm-c7d23ba3b7c4242c", "demo-git-0c58677278d7bdc5"]
+    others = [Source(git=replace(git_pin.git, url="https://example.org/fork.git")),
+              Source(git=replace(git_pin.git, ref="release-{version}")),
+              Source(npm=(replace(npm_pin.npm[0], package="@demo/agent2"), npm_pin.npm[1])),
+              Source(npm=(replace(npm_pin.npm[0], path="agent"), npm_pin.npm[1])),
+              Source(npm=(replace(npm_pin.npm[0], shipped=True), npm_pin.npm[1]))]
+    keys = [_source_key(with_source("demo", s)) for s in others] + [_source_key(with_source("other", git_pin))]
+    assert len(set(keys)) == len(keys) and not {"demo-git-0c58677278d7bdc5", "demo-npm-c7d23ba3b7c4242c"} & set(keys)
+    assert keys[-1].startswith("other-git-")
+
+
+# --- the history repository -----------------------------------------------------------------------
+
+
+def test_the_history_tags_each_version_once_under_the_pins_key_by_decision_map(tmp_path: Path, monkeypatch,
+                                                                            capsys) -> None:
+    """Each version fetched is one commit of its tree (the manifest left out), tagged `<key>/v<version>`,
+    written by decision-map whatever git identity the user has (or lacks); a tree fetched again (a
+    corrupt copy) keeps its tag and says nothing about the history."""
+    from generator.source.fetch import _source_key, refetch
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-gitconfig"))  # no user.name, no user.email
+    for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
+        monkeypatch.delenv(name, raising=False)
+    tree = fetch_tree(demo, "1", quiet=True)
+    history = git.Repo(history_path())
+    key = _source_key(demo)
+    [tag] = history.tags
+    assert tag.name == f"{key}/v1"
+    commit = tag.commit
+    assert commit.message.strip() == f"{key} 1"
+    assert (commit.author.name, commit.author.email, commit.committer.name, commit.committer.email) == (
+        "decision-map", "decision-map@localhost", "decision-map", "decision-map@localhost")
+    assert sorted(b.path for b in commit.tree.traverse() if b.type == "blob") == ["README.md", "src/a.ts"]
+    assert (commit.tree / "src/a.ts").data_stream.read() == SOURCE.encode()
+    (tree.root / "src" / "a.ts").write_text("damaged")
+    assert refetch(demo, "1", quiet=True).read("src/a.ts") == SOURCE.encode()
+    assert [t.name for t in git.Repo(history_path()).tags] == [f"{key}/v1"]
+    assert git.Repo(history_path()).tags[0].commit == commit
+    assert capsys.readouterr().err == ""
+
+
+
+def test_the_history_holds_every_file_of_the_tree_even_those_its_gitignore_names(tmp_path, monkeypatch) -> None:
+    """A package that ships a .gitignore naming its own files: the history (one bare repository,
+    history.git) still holds each file of the tree, so renames among them are found."""
+    npm, ext = shipped_package(tmp_path, monkeypatch, [
+        ("package/.gitignore", b"*.js\nlib/\n"), ("package/index.js", b"code"), ("package/lib/x.ts", b"x"),
+        ("package/a.ts", b"a")])
+    tree = fetch_tree(ext, "1.0.0", quiet=True)
+    history = git.Repo(history_path())
+    assert history.bare
+    [tag] = history.tags
+    assert sorted(b.path for b in tag.commit.tree.traverse() if b.type == "blob") == sorted(tree.files) == [
+        ".gitignore", "a.ts", "index.js", "lib/x.ts"]
+
+
+def test_recording_the_history_from_a_git_hook_leaves_the_hooks_index_alone(tmp_path, monkeypatch) -> None:
+    """git runs a hook (pre-commit) with GIT_INDEX_FILE set to the repository's index: the history
+    is written through an index of its own, never that one."""
+    npm, ext = shipped_package(tmp_path, monkeypatch, [("package/a.ts", b"a")])
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "hook-index"))
+    fetch_tree(ext, "1.0.0", quiet=True)
+    assert not (tmp_path / "hook-index").exists()
+    [tag] = git.Repo(history_path()).tags
+    assert [b.path for b in tag.commit.tree.traverse()] == ["a.ts"]
+
+def test_a_history_that_cannot_be_written_does_not_fail_the_fetch_and_says_so(tmp_path: Path, capsys) -> None:
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    history_path().parent.mkdir(parents=True, exist_ok=True)
+    history_path().write_text("not a repository")
+    assert fetch_tree(demo, "1", quiet=True).read("src/a.ts") == SOURCE.encode()
+    err = capsys.readouterr().err
+    assert err.startswith(f"note: could not record 1 in {history_path()}: ") and err.count("\n") == 1, err
+
+
+# --- a refetch: a corrupt tree fetched again --------------------------------------------------------
+
+
+def test_a_refetch_fetches_the_tree_again_and_leaves_the_other_versions(tmp_path: Path, capsys) -> None:
+    from generator.source.fetch import refetch
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    first, second = fetch_tree(demo, "1", quiet=True), fetch_tree(demo, "2", quiet=True)
+    (first.root / "src" / "a.ts").write_text("damaged, same manifest")
+    (second.root / "src" / "a.ts").write_text("damaged too")
+    again = refetch(demo, "1")
+    assert again.root == first.root and again.read("src/a.ts") == SOURCE.encode()
+    assert capsys.readouterr().err == f"fetching git: {demo.source.git.url} at v1\n"
+    assert (second.root / "src" / "a.ts").read_text() == "damaged too", "only the version asked for"
+    assert refetch(demo, "1", quiet=True).read("src/a.ts") == SOURCE.encode()
+    assert capsys.readouterr().err == ""
+
+
+# --- npm stopped with the build -------------------------------------------------------------------
+
+# npm that never ends: it starts two shells that start two sleeps each, and waits for a signal (a
+# killed child does not end it); each has the marker in its command line (npm in its arguments)
+HANGING_NPM = """#!{python}
+import signal, subprocess
+for _ in range(2):
+    subprocess.Popen(["sh", "-c", "sleep MARKER & sleep MARKER; :"])
+while True:
+    signal.pause()
+"""
+
+
+def hanging_npm(tmp_path: Path) -> tuple[Path, str]:
+    import random
+    marker = f"{600 + random.randint(1, 10**6) / 10**7:.7f}"
+    npm = tmp_path / "npm"
+    npm.write_text(HANGING_NPM.format(python=sys.executable).replace("MARKER", marker))
+    npm.chmod(0o755)
+    return npm, marker
+
+
+def wait_for(condition, what: str) -> None:
+    import time
+    started = time.monotonic()
+    while not condition():
+        assert time.monotonic() - started < 60, what
+        time.sleep(0.05)
+
+
+def test_a_stopped_build_leaves_no_npm_nor_what_it_started_and_starts_no_other(tmp_path: Path) -> None:
+    """stop_npm (SIGTERM or Ctrl-C while installs run in threads) kills every npm running, with its
+    children and theirs; no npm starts until allow_npm, then npm runs again."""
+    import os
+    import signal
+    import threading
+    from conftest import live_with
+    from generator.errors import FetchError
+    from generator.source.fetch import _npm, allow_npm, stop_npm
+    npm, marker = hanging_npm(tmp_path)
+    failed: list[str] = []
+
+    def fetch(name: str) -> None:
+        try:
+            _npm(["pack", f"{name}@{marker}"], name, [str(npm)])
+        except FetchError:
+            failed.append(name)
+
+    fetches = [threading.Thread(target=fetch, args=(name,)) for name in ("a", "b")]
+    try:
+        for thread in fetches:
+            thread.start()
+        wait_for(lambda: len(live_with(marker)) == 14, "two npm, each with two shells and their sleeps")
+        stop_npm()
+        for thread in fetches:
+            thread.join(60)
+        assert not any(t.is_alive() for t in fetches) and sorted(failed) == ["a", "b"]
+        wait_for(lambda: not live_with(marker), "a process npm started outlived the stop")
+        with pytest.raises(FetchError, match=r"^not fetching c@1: the build is being stopped$"):
+            _npm([], "c@1", [sys.executable, "-c", "print('ran')"])
+        allow_npm()
+        assert _npm([], "c@1", [sys.executable, "-c", "print('ran')"]) == "ran\n"
+    finally:
+        allow_npm()
+        for pid in live_with(marker):  # (whatever a failed run left)
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_ctrl_c_while_npm_runs_kills_it_with_what_it_started(tmp_path: Path) -> None:
+    import os
+    import signal
+    import threading
+    from conftest import live_with
+    from generator.source.fetch import _npm
+    npm, marker = hanging_npm(tmp_path)
+
+    def interrupt() -> None:
+        wait_for(lambda: len(live_with(marker)) == 7, "npm, its two shells and their sleeps")
+        os.kill(os.getpid(), signal.SIGINT)
+
+    interrupter = threading.Thread(target=interrupt)
+    interrupter.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _npm(["pack", f"a@{marker}"], "a", [str(npm)])
+        wait_for(lambda: not live_with(marker), "a process npm started outlived Ctrl-C")
+    finally:
+        interrupter.join(60)
+        for pid in live_with(marker):
+            os.kill(pid, signal.SIGKILL)
+
+
+# --- what a person sees while a tree is fetched ---------------------------------------------------
+
+
+class Terminal:
+    """stderr as a terminal: what is written to it, kept."""
+
+    def __init__(self) -> None:
+        self.written: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.written.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        raise OSError("not a real terminal")
+
+    @property
+    def text(self) -> str:
+        return "".join(self.written)
+
+
+def test_on_a_terminal_the_fetch_is_one_live_line_that_goes_away(tmp_path: Path, monkeypatch, capsys) -> None:
+    """On a terminal the fetch shows as one spinner line, updated and then cleared, with the cursor
+    given back; quiet, nothing; elsewhere (a log), plain lines (the other tests)."""
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    for name in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "LINES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setenv("COLUMNS", "300")
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    fetch_tree(demo, "1")
+    text = terminal.text
+    assert f"fetching git: {demo.source.git.url} at v1" in text and text.count("\n") == 1, "one line, redrawn"
+    assert text.startswith("\x1b[?25l"), "the cursor hidden while the line is live"
+    assert text.endswith("\n\x1b[?25h\r\x1b[1A\x1b[2K"), "then the cursor back, and the line cleared"
+    assert capsys.readouterr().out == ""
+    terminal.written.clear()
+    fetch_tree(demo, "2", quiet=True)
+    assert terminal.text == "" and capsys.readouterr().out == ""
