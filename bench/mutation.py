@@ -94,8 +94,16 @@ GUARDS = {
     "generator/probes/install.py": ["_open", "_tree", "_entry", "_changed", "_tree_digest", "find_node", "_node",
                                     "_wheel_node", "install_pi", "_npm_install", "_check_lock"],
     # the sandbox chosen, or the run refused (no bwrap, a bwrap that cannot make its sandbox, bad
-    # limits); running in it needs pi from the registry (the network tests), not measured here
-    "generator/probes/sandbox.py": ["Limits.from_environment", "choose_sandbox", "_working_bwrap"],
+    # limits); and a probe run in it, with a stand-in for pi laid into the test's cache
+    # (tests/probe_fixtures.py, run by tests/test_probe_run.py in the real bubblewrap sandbox and
+    # under Node's permission model): the commands and environment, the run supervised and
+    # stopped, what went wrong in a user's words. The attacks on the sandbox need pi from the
+    # registry (the network tests)
+    "generator/probes/sandbox.py": ["Limits.from_environment", "choose_sandbox", "_working_bwrap", "Sandbox.name",
+                                    "Sandbox.describe", "explain", "error_line", "_environment", "_node_command",
+                                    "_bwrap_command", "_isolation_flags", "_memory_file", "run_sandboxed",
+                                    "_supervise", "_limit_resources", "_kill_leader", "_stop_tree", "_running",
+                                    "_descendants", "stop_every_run", "stopping", "allow_runs"],
     "generator/site/search_index.py": ["*"],
     # how a refused input reads (path:line: what, relative to where the command runs, in order)
     "generator/errors.py": ["*"],
@@ -227,7 +235,8 @@ TESTS = {
     "generator/citations/replay.py": ["tests/test_replay.py"],
     "generator/probes/install.py": ["tests/test_probe_install.py", "tests/test_probe_sandbox.py", "tests/test_probe.py",
                                     "tests/test_bad_inputs.py"],
-    "generator/probes/sandbox.py": ["tests/test_probe_sandbox.py", "tests/test_probe.py", "tests/test_bad_inputs.py"],
+    "generator/probes/sandbox.py": ["tests/test_probe_sandbox.py", "tests/test_probe_run.py", "tests/test_probe.py",
+                                    "tests/test_bad_inputs.py"],
     # an entry's hit, the forms of its words and the index file (test_search_index.py), the words as
     # Material's search splits them, and the demo site built (each entry one hit, no code, its ID first)
     "generator/site/search_index.py": ["tests/test_search_index.py", *(f"tests/test_site_build.py::{name}" for name in (

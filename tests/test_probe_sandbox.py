@@ -718,3 +718,64 @@ def test_bwrap_that_cannot_make_its_sandbox_is_no_sandbox(tmp_path: Path, capsys
     run = run_main(capsys, "probe", "--decisions", probe_map(tmp_path, ["P1"]))
     assert run.code == 2
     assert f"error: {fake} cannot make its sandbox here (bwrap: setting up uid map: Permission denied)" in run.stderr
+
+
+# --- what went wrong, in a user's words (the line `probe` prints for a run that gave no result) -------------
+
+NODE_END = "\n\nNode.js v24.1.0\n"
+NETWORK = "tried to use the network ({}); probes run offline: script the model with pi-ai's fauxProvider instead"
+OUTSIDE = "tried to write outside its folder{}; a probe may only write in its working folder (process.cwd()), TMPDIR and /tmp"
+
+
+@pytest.mark.parametrize("stopped, exit_code, ran_out_of, stderr, said", [
+    ("timeout", None, None, "", "did not finish within 2.5 s and was stopped with every process it started; make it "
+     "finish sooner (a scripted model needs no waiting), or set DECISION_MAP_PROBE_TIMEOUT"),
+    ("output", None, "memory", "", "printed more than 1,000,000 bytes and was stopped; print only the one JSON object "
+     "of the result, on the last line"),
+    (None, 0, None, "a warning", None),
+    (None, 0, "memory", "", None),
+    (None, -9, "memory", "Error: DECISION_MAP_PROBE_NETWORK: net.connect is blocked",
+     "ran out of memory: its processes together passed 3072 MiB, and the kernel ended one of them"),
+    (None, 1, None, "Error: DECISION_MAP_PROBE_NETWORK: http.request is blocked: probes run without the network"
+     + NODE_END, NETWORK.format("http.request")),
+    (None, 1, None, "Error: DECISION_MAP_PROBE_NETWORK" + NODE_END, NETWORK.format("a connection failed")),
+    (None, 1, None, "Error: getaddrinfo EAI_AGAIN example.org", NETWORK.format("a connection failed")),
+    (None, 1, None, "Error: connect ECONNREFUSED 127.0.0.1:80", NETWORK.format("a connection failed")),
+    (None, 1, None, "Error: getaddrinfo ENOTFOUND example.org", NETWORK.format("a connection failed")),
+    (None, 1, None, "Error: connect ENETUNREACH 192.0.2.1:80", NETWORK.format("a connection failed")),
+    (None, 1, None, "Error: XENOTFOUNDX", "failed (exit code 1): Error: XENOTFOUNDX"),
+    (None, 1, None, "Error: Access to this API has been restricted\n  code: 'ERR_ACCESS_DENIED',\n"
+     "  permission: 'FileSystemWrite',\n  resource: '/etc/passwd'\n}" + NODE_END, OUTSIDE.format(" (/etc/passwd)")),
+    (None, 1, None, "Error: EROFS: read-only file system, open '/usr/lib/x'", OUTSIDE.format(" (/usr/lib/x)")),
+    (None, 1, None, "sh: 1: cannot create '/opt/pi/x': Read-only file system", OUTSIDE.format(" (/opt/pi/x)")),
+    (None, 1, None, "Error: ERR_ACCESS_DENIED", OUTSIDE.format("")),
+    (None, 134, None, "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+     "ran out of memory (limits: 512 MiB of JavaScript heap, 4096 MiB of address space a process, 3072 MiB in all)"),
+    (None, 1, None, "RangeError: Array buffer allocation failed", "ran out of memory (limits: 512 MiB of JavaScript "
+     "heap, 4096 MiB of address space a process, 3072 MiB in all)"),
+    (None, 1, None, "Fatal process out of memory: Failed to allocate memory", "ran out of memory (limits: 512 MiB of "
+     "JavaScript heap, 4096 MiB of address space a process, 3072 MiB in all)"),
+    (None, 1, "processes", "Error: spawn EAGAIN", "started more than 256 processes and threads at once, the limit "
+     "for a probe"),
+    (None, 1, None, "file:///probe/P1.mjs:3\n  throw new TypeError('bad');\n  ^\n\nTypeError: bad thing\n    at "
+     "file:///probe/P1.mjs:3:9" + NODE_END, "failed (exit code 1): TypeError: bad thing"),
+    (None, 1, None, "  SyntaxError: Unexpected token" + NODE_END, "failed (exit code 1): SyntaxError: Unexpected token"),
+    (None, 3, None, "first\nsomething odd  \n" + NODE_END, "failed (exit code 3): something odd"),
+    (None, -9, None, "", "failed (signal 9): no message on stderr"),
+    (None, 1, None, "Error: " + "x" * 300, "failed (exit code 1): Error: " + "x" * 193),
+])
+def test_a_run_without_a_result_says_why_in_a_users_words(stopped, exit_code, ran_out_of, stderr, said) -> None:
+    from generator.probes.sandbox import SandboxRun, explain
+
+    run = SandboxRun("", stderr, exit_code, 1.0, stopped, "bwrap+cgroup", ran_out_of)
+    assert explain(run, Limits(seconds=2.5)) == said
+
+
+def test_the_line_a_failure_points_at_is_read_from_stderr() -> None:
+    from generator.probes.sandbox import SandboxRun, error_line
+
+    run = SandboxRun("", "decisions/pi/probes/P1.mjs:12\n  x();\n\nTypeError: x is not a function\n    at "
+                     "decisions/pi/probes/P1.mjs:12:3\n", 1, 1.0, None, "bwrap+cgroup")
+    assert error_line(run, "decisions/pi/probes/P1.mjs") == 12
+    assert error_line(run, "decisions/pi/probes/P1+mjs") == 0  # the name as written, not a pattern
+    assert error_line(run, "decisions/pi/probes/P2.mjs") == 0
