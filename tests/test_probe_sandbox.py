@@ -779,3 +779,40 @@ def test_the_line_a_failure_points_at_is_read_from_stderr() -> None:
     assert error_line(run, "decisions/pi/probes/P1.mjs") == 12
     assert error_line(run, "decisions/pi/probes/P1+mjs") == 0  # the name as written, not a pattern
     assert error_line(run, "decisions/pi/probes/P2.mjs") == 0
+
+
+@pytest.mark.parametrize("kind, limits, said", [
+    ("bwrap", "cgroup2", "bubblewrap: no network, read-only system, its own processes; memory and processes limited "
+     "for the whole tree (cgroup v2)"),
+    ("bwrap", "cgroup1", "bubblewrap: no network, read-only system, its own processes; memory and processes limited "
+     "for the whole tree (cgroup v1)"),
+    ("node-only", "rlimit", "Node's permission model only, NOT a sandbox for the processes a probe starts; memory "
+     "limited per process only (no control group can be made here)"),
+])
+def test_the_summary_says_how_probes_were_isolated_and_limited(kind: str, limits: str, said: str) -> None:
+    from generator.probes.sandbox import Sandbox
+
+    assert Sandbox(kind, limits).describe() == said
+
+
+@pytest.mark.parametrize("per_user", [True, False], ids=["without a control group", "in one"])
+def test_the_limits_a_probe_inherits(per_user: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Set in the probe's process before it starts (here recorded, not set: this is the test's own
+    process); those the platform refuses leave the others set."""
+    import resource
+
+    from generator.probes import sandbox
+
+    asked = []
+
+    def setrlimit(which, values):
+        asked.append((which, values))
+        if which == resource.RLIMIT_FSIZE:
+            raise ValueError("not on this platform")
+        if which == resource.RLIMIT_CORE:
+            raise OSError("not allowed here")
+
+    monkeypatch.setattr(resource, "setrlimit", setrlimit)
+    sandbox._limit_resources(Limits(address_space_mb=2048, folder_mb=64, processes=50), per_user=per_user)
+    assert asked == [(resource.RLIMIT_AS, (2048 << 20, 2048 << 20)), (resource.RLIMIT_FSIZE, (64 << 20, 64 << 20)),
+                     (resource.RLIMIT_CORE, (0, 0))] + ([(resource.RLIMIT_NPROC, (50, 50))] if per_user else [])
