@@ -751,6 +751,11 @@ OUTSIDE = "tried to write outside its folder{}; a probe may only write in its wo
     (None, 1, None, "Error: ERR_ACCESS_DENIED", OUTSIDE.format("")),
     (None, 134, None, "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
      "ran out of memory (limits: 512 MiB of JavaScript heap, 4096 MiB of address space a process, 3072 MiB in all)"),
+    (None, 134, None, "FATAL ERROR: Ineffective mark-compacts near heap limit Allocation failed - JavaScript heap out "
+     "of memory", "ran out of memory (limits: 512 MiB of JavaScript heap, 4096 MiB of address space a process, "
+     "3072 MiB in all)"),
+    (None, -6, None, "<--- Last few GCs --->\nFATAL ERROR: Reached heap limit", "ran out of memory (limits: 512 MiB of "
+     "JavaScript heap, 4096 MiB of address space a process, 3072 MiB in all)"),
     (None, 1, None, "RangeError: Array buffer allocation failed", "ran out of memory (limits: 512 MiB of JavaScript "
      "heap, 4096 MiB of address space a process, 3072 MiB in all)"),
     (None, 1, None, "Fatal process out of memory: Failed to allocate memory", "ran out of memory (limits: 512 MiB of "
