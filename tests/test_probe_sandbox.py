@@ -800,6 +800,15 @@ def test_the_summary_says_how_probes_were_isolated_and_limited(kind: str, limits
     assert Sandbox(kind, limits).describe() == said
 
 
+@pytest.mark.parametrize("kind, limits, name", [("bwrap", "cgroup2", "bwrap+cgroup"), ("bwrap", "cgroup1", "bwrap+cgroup"),
+                                                ("bwrap", "rlimit", "bwrap+rlimit"),
+                                                ("node-only", "rlimit", "node-only+rlimit")])
+def test_every_result_names_the_sandbox_and_how_the_tree_was_limited(kind: str, limits: str, name: str) -> None:
+    from generator.probes.sandbox import Sandbox
+
+    assert Sandbox(kind, limits).name == name
+
+
 @pytest.mark.parametrize("per_user", [True, False], ids=["without a control group", "in one"])
 def test_the_limits_a_probe_inherits(per_user: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """Set in the probe's process before it starts (here recorded, not set: this is the test's own
