@@ -342,3 +342,15 @@ def test_verify_checks_an_npm_extensions_citations_with_the_maps_at_its_own_pin(
     assert {c["id"] for c in run.json()["citations"]} == {"D2"}
     run = run_main(capsys, "verify", "--decisions", site.decisions, "--format", "json", "--quiet", overlay)
     assert {c["file"] for c in run.json()["citations"]} == {"index.js"}
+
+
+def test_schema_writes_the_editors_schemas_into_schema_or_the_folder_given(tmp_path, monkeypatch, capsys) -> None:
+    names = ["entry.schema.json", "levers.schema.json", "map.schema.json", "overlay.schema.json"]
+    monkeypatch.chdir(tmp_path)
+    run = run_main(capsys, "schema")
+    assert run.code == 0 and sorted(p.name for p in (tmp_path / "schema").iterdir()) == names
+    assert run.stdout.splitlines()[0] == "wrote schema/entry.schema.json"
+    out = tmp_path / "editor" / "schemas"
+    run = run_main(capsys, "schema", "--out", out)
+    assert run.code == 0 and run.stdout.splitlines()[0] == f"wrote {out}/entry.schema.json"
+    assert all((out / name).read_text() == (ROOT / "schema" / name).read_text() for name in names)
