@@ -336,6 +336,28 @@ def test_a_probe_runs_in_its_own_folder_with_a_clean_environment(tmp_path: Path)
     assert not Path(work).parent.exists(), "the probe's folder is removed after its run"
 
 
+@pytest.mark.parametrize("kind", ["bwrap", "node-only"])
+def test_without_a_control_group_a_detached_child_is_stopped_with_its_probe(kind: str, tmp_path: Path) -> None:
+    """Where no control group can be made, the processes a stopped probe started are found through
+    /proc and killed with it, a detached one too (it leaves the probe's process group)."""
+    from generator.probes.sandbox import Sandbox
+
+    marker = f"detached-{uuid.uuid4().hex}"
+    demo = probed_map(tmp_path, {"D1": (
+        'import { spawn } from "node:child_process";\n'
+        f'spawn(process.execPath, ["-e", "setInterval(() => {{}}, 1000)", "{marker}"], {{detached: true, stdio: "ignore"}})'
+        '.unref();\nsetInterval(() => {}, 1000);\n', ())})
+    cached_pi(demo)
+    chosen = choose_sandbox(weak=kind == "node-only")
+    try:
+        [result] = run_probes(demo, limits=Limits(seconds=2), sandbox=Sandbox(chosen.kind, "rlimit", chosen.bwrap))
+        assert result.sandbox == f"{kind}+rlimit" and result.reason.startswith("the probe did not finish within 2 s")
+        assert live_with(marker) == [], "the detached child is gone once the probe's run is over"
+    finally:
+        for pid in live_with(marker):  # (what a failure left behind)
+            os.kill(pid, signal.SIGKILL)
+
+
 def test_an_edited_shared_module_runs_the_probes_that_import_it_again(tmp_path: Path) -> None:
     demo = probed_map(tmp_path, {"D1": ('import { n } from "./_session.mjs";\n'
                                         'console.log(JSON.stringify({n, r: Math.random()}));\n', ()),
