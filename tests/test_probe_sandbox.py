@@ -658,6 +658,13 @@ def test_a_target_that_is_not_an_exact_release_is_refused_at_once(target: str, t
     assert not list(tmp_path.parent.glob("x*")) and not (tmp_path / "x").exists()
 
 
+@pytest.mark.parametrize("value, seconds", [("0.5", 0.5), ("1", 1.0), (" 90 ", 90.0), ("3600", 3600.0), ("", 60.0)])
+def test_a_probe_timeout_above_0_and_up_to_an_hour_is_taken(value: str, seconds: float,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DECISION_MAP_PROBE_TIMEOUT", value)
+    assert Limits.from_environment() == Limits(seconds=seconds)
+
+
 @pytest.mark.parametrize("value", ["abc", "0", "-5", "nan", "inf", "3601"])
 def test_a_bad_probe_timeout_is_refused(value: str, tmp_path: Path, capsys: pytest.CaptureFixture,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
