@@ -30,6 +30,7 @@ killed, 2 when mutmut itself fails.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -42,16 +43,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts" / "mutation"
 EQUIVALENTS = ROOT / "bench" / "mutation-equivalents.md"
-# The core and, for the command line, the functions that decide verdicts and exit codes (its
-# argument parsing is covered by the usage tests, not worth a mutant each; `probe` runs pi itself,
-# from the registry, so only the network tests reach it, too slow to run for each mutant). The
-# order is the order of priority: the first six are the ones a short run covers first.
+# The core and, for the command line, the functions that decide verdicts and exit codes (and the
+# helpers they call), and its argument parsing: the commands, their flags and their help
+# (tests/test_cli_help.py reads every command's --help against its golden text). Not measured:
+# `probe`, which runs pi itself from the registry, and the pin of an overlay still being written
+# (_unfinished_pin, `source --extension`): only the network tests reach them, too slow to run for
+# each mutant; and the commands that only hand over to a measured module (leads, levers, new,
+# schema, build). The order is the order of priority: the first six are the ones a short run
+# covers first.
 CORE = {
     "generator/citations/resolve.py": ["*"], "generator/citations/verify.py": ["*"], "generator/citations/record.py": ["*"],
     "generator/citations/report.py": ["*"], "generator/site/prose.py": ["*"], "generator/map/load.py": ["*"],
     "generator/map/rewrite.py": ["*"], "generator/release/bump.py": ["*"], "generator/map/schema.py": ["*"],
     "generator/release/edition.py": ["*"],
-    "generator/cli.py": ["main", "_verify", "_fix", "_record", "_bump", "_accept", "_render", "_source"],
+    "generator/cli.py": ["main", "_verify", "_fix", "_record", "_bump", "_accept", "_render", "_source",
+                         "_HelpFormatter._fill_text", "_parser", "_decisions_option", "_common", "_probe_command",
+                         "_leads_command", "_levers_command", "_site_commands", "_resolve_all", "_settle_editions"],
 }
 # Beyond the core: the modules that guard the user's machine (the fetched tarball, the cache, the
 # folders written, the probes' sandbox and limits) and the reader's page (a failed build keeps the
@@ -84,13 +91,22 @@ GUARDS = {
     # the install pi's probes run: a copy edited after it was installed is refused (its manifest, the
     # digest of every file, mode and link); the install itself with npm a stand-in that lays the
     # packages and writes their lockfile (tests/test_probe_install.py: npm's command and settings,
-    # the lockfile's checks, the install kept and reused). Not measured: the wheel's Node found
-    # (_wheel_node); the real npm, from the registry, is left to the network tests
+    # the lockfile's checks, the install kept and reused); the Node found (the wheel's, or
+    # $DECISION_MAP_NODE a stand-in that prints a version) and its npm. The real npm, from the
+    # registry, is left to the network tests
     "generator/probes/install.py": ["_open", "_tree", "_entry", "_changed", "_tree_digest", "find_node", "_node",
-                                    "install_pi", "_npm_install", "_check_lock"],
+                                    "_wheel_node", "install_pi", "_npm_install", "_check_lock"],
     # the sandbox chosen, or the run refused (no bwrap, a bwrap that cannot make its sandbox, bad
-    # limits); running in it needs pi from the registry (the network tests), not measured here
-    "generator/probes/sandbox.py": ["Limits.from_environment", "choose_sandbox", "_working_bwrap"],
+    # limits); and a probe run in it, with a stand-in for pi laid into the test's cache
+    # (tests/probe_fixtures.py, run by tests/test_probe_run.py in the real bubblewrap sandbox and
+    # under Node's permission model): the commands and environment, the run supervised and
+    # stopped, what went wrong in a user's words. The attacks on the sandbox need pi from the
+    # registry (the network tests)
+    "generator/probes/sandbox.py": ["Limits.from_environment", "choose_sandbox", "_working_bwrap", "Sandbox.name",
+                                    "Sandbox.describe", "explain", "error_line", "_environment", "_node_command",
+                                    "_bwrap_command", "_isolation_flags", "_memory_file", "run_sandboxed",
+                                    "_supervise", "_limit_resources", "_kill_leader", "_stop_tree", "_running",
+                                    "_descendants", "stop_every_run", "stopping", "allow_runs"],
     "generator/site/search_index.py": ["*"],
     # how a refused input reads (path:line: what, relative to where the command runs, in order)
     "generator/errors.py": ["*"],
@@ -122,9 +138,24 @@ GUARDS = {
     # links), what an overlay says of a decision's own holders, fixed problems, reviews, the overrule
     # badges, what a probe printed, the groups, the code cut for a citation, the home page's counts
     # (the same in-process tests), the views' assembly (map_view), a probe's view (_probe), the census
-    # (_census) and the extension links (_extension_links). Not measured: the views' small properties
-    # (a card's headline, the map's counts and the like), not chosen yet
-    "generator/site/pages/views.py": ["MapView.link", "MapView.issue_url", "MapView.neighbours", "MapView.shared_levers_of",
+    # (_census) and the extension links (_extension_links); and the views' small properties (a card's
+    # headline, its page and its short answer, the map's counts and gaps, a group's anchor and stage),
+    # their getters unwrapped in the copy (unwrap_decorators: mutmut leaves a decorated function alone)
+    "generator/site/pages/views.py": ["CitedCode.label", "CitedCode.line_count", "CitedCode.opens",
+                                      "ReviewView.current", "ReviewView.worst", "ProbeView.command",
+                                      "ProbeView.expect_json", "Card.id", "Card.page", "Card.headline",
+                                      "Card.search_boost", "Card.page_description", "Card.short_answer",
+                                      "Card.overrides", "Card.exception_count", "Card.excerpts", "Card.fixed",
+                                      "Card.plain_code", "Card.changing", "Card.touching", "GroupView.anchor",
+                                      "GroupView.stage", "OverlayView.through_levers", "OverlayView.overridden",
+                                      "OverlayView.touched", "OverlayView.name", "OverlayView.page", "MapView.name",
+                                      "MapView.version", "MapView.latest", "MapView.open_problems",
+                                      "MapView.fixed_problems", "MapView.title_in_sentence", "MapView.download",
+                                      "MapView.decision_count", "MapView.marked_decision_count",
+                                      "MapView.overruled_decision_count", "MapView.overruled_percent",
+                                      "MapView.overruled_by_several", "MapView.id_gaps", "MapView.last_check",
+                                      "MapView.git_ref", "MapView.href",
+                                      "MapView.link", "MapView.issue_url", "MapView.neighbours", "MapView.shared_levers_of",
                                       "MapView.group_of", "Card.code_anchor", "GroupView.count", "changed_decisions",
                                       "fixed_in", "observed", "change_anchors", "worded", "gallery_view", "version_key",
                                       "_review", "overrule_actions", "overrule_labels", "percent", "distinct_cites",
@@ -187,7 +218,7 @@ TESTS = {
                                 "test_the_schema_and_the_loader_accept_the_same_good_entry"))],
     "generator/release/edition.py": ["tests/test_edition.py", "tests/test_bump.py", "tests/test_render.py"],
     # `render`: its pages folder and probe results reach the site (the one render test that checks both)
-    "generator/cli.py": [*_COMMANDS, "tests/test_render.py::test_the_render_command_writes_the_site_with_its_pages_"
+    "generator/cli.py": [*_COMMANDS, "tests/test_cli_help.py", "tests/test_render.py::test_the_render_command_writes_the_site_with_its_pages_"
                                      "and_probe_results"],
     # the registry and git faked or local (tests/test_faults.py's registry): no network
     "generator/source/fetch.py": ["tests/test_fetch_messages.py", "tests/test_fetch.py", "tests/test_faults.py", "tests/test_load.py",
@@ -207,7 +238,8 @@ TESTS = {
     "generator/citations/replay.py": ["tests/test_replay.py"],
     "generator/probes/install.py": ["tests/test_probe_install.py", "tests/test_probe_sandbox.py", "tests/test_probe.py",
                                     "tests/test_bad_inputs.py"],
-    "generator/probes/sandbox.py": ["tests/test_probe_sandbox.py", "tests/test_probe.py", "tests/test_bad_inputs.py"],
+    "generator/probes/sandbox.py": ["tests/test_probe_sandbox.py", "tests/test_probe_run.py", "tests/test_probe.py",
+                                    "tests/test_bad_inputs.py"],
     # an entry's hit, the forms of its words and the index file (test_search_index.py), the words as
     # Material's search splits them, and the demo site built (each entry one hit, no code, its ID first)
     "generator/site/search_index.py": ["tests/test_search_index.py", *(f"tests/test_site_build.py::{name}" for name in (
@@ -369,6 +401,7 @@ def copy_project(work: Path, module: str, deselect: list[str], tests: list[str] 
             shutil.copytree(source, work / name, ignore=_IGNORED, symlinks=True)
         elif source.is_file():
             shutil.copy2(source, work / name)
+    unwrap_decorators(work / module, MODULES[module])
     # Changes for this run go into the copy's configuration only: one module is mutated (the
     # others are only copied), against its tests.
     config = work / "pyproject.toml"
@@ -379,6 +412,29 @@ def copy_project(work: Path, module: str, deselect: list[str], tests: list[str] 
         text, found = re.subn(r"^pytest_add_cli_args = \[", lambda m: m.group(0) + extra, text, flags=re.MULTILINE)
         assert found == 1, "pyproject.toml: no pytest_add_cli_args line in [tool.mutmut]"
     config.write_text(select_tests(text, tests) if tests else text)
+
+
+def unwrap_decorators(path: Path, functions: list[str]) -> None:
+    """The functions named in ``functions`` (``name`` or ``Class.name``) that have one decorator
+    (``@property``, ``@lru_cache(maxsize=None)``) rewritten in the copy from ``@decorator def name``
+    to ``def name`` followed by ``name = decorator(name)``: the same module, whose decorated
+    functions mutmut now mutates (it leaves every decorated function alone)."""
+    wanted = set(functions)
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines(keepends=True)
+    edits = []  # (the decorator's line, the function's last line, its indent, its name, the decorator), 1-based
+    scopes = [("", ast.parse(source))] + [(f"{c.name}.", c) for c in ast.walk(ast.parse(source))
+                                          if isinstance(c, ast.ClassDef)]
+    for prefix, scope in scopes:
+        for node in scope.body:
+            if (isinstance(node, ast.FunctionDef) and f"{prefix}{node.name}" in wanted
+                    and len(node.decorator_list) == 1):
+                decorator = node.decorator_list[0]
+                edits.append((decorator.lineno, node.end_lineno, node.col_offset, node.name, ast.unparse(decorator)))
+    for line, end, indent, name, decorator in sorted(edits, reverse=True):
+        lines.insert(end, f"{' ' * indent}{name} = {decorator}({name})\n")
+        del lines[line - 1]
+    path.write_text("".join(lines), encoding="utf-8")
 
 
 def select_tests(config: str, tests: list[str]) -> str:
@@ -406,6 +462,7 @@ def bring_in_current(work: Path, module: str, tests: list[str] | None) -> bool:
     for name in ("generator", "tests", "bench"):  # bench: the plugin that orders the tests
         shutil.rmtree(work / name)
         shutil.copytree(ROOT / name, work / name, ignore=_IGNORED, symlinks=True)
+    unwrap_decorators(work / module, MODULES[module])
     config = work / "pyproject.toml"
     before = config.read_text()
     text = only_mutate(before, module)

@@ -274,3 +274,83 @@ def test_every_command_works_under_an_ascii_locale_and_keeps_utf_8(tmp_path) -> 
     assert rendered.code == 0, rendered.stderr
     assert "café, naïve" in (out / "demo" / "A1.md").read_text(encoding="utf-8")
     assert "Démo map" in (out / "demo" / "map.md").read_text(encoding="utf-8")
+
+
+# --- an extension pinned on npm: its citations verified with the map's ---------------------------
+
+NPM_INDEX = 'export default function (pi) {\n  pi.on("tool_call", () => ({ block: true }));\n}\n'
+
+
+def npm_extension_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The site tests' demo map (pi's code in a local git repository, releases 0.8.0 and 1.0.0) with
+    an extension pinned on npm, demo-npm 1.2.0, from a fake npm in a folder."""
+    from site_fixtures.demo_site import make_demo_site
+    from test_fetch import FakeNpm, integrity
+
+    site = make_demo_site(tmp_path / "site")
+    npm = FakeNpm(tmp_path / "fake-npm")
+    monkeypatch.setenv("DECISION_MAP_NPM", str(npm.script))
+    npm.publish("demo-npm@1.2.0", {"package.json": json.dumps({"name": "demo-npm", "version": "1.2.0"}),
+                                   "index.js": NPM_INDEX})
+    hashed = npm.registry["packages"]["demo-npm@1.2.0"]["integrity"]
+    assert hashed == integrity(Path(npm.registry["packages"]["demo-npm@1.2.0"]["tarball"]))
+    overlay = site.map_folder / "extensions" / "demo-npm.yaml"
+    overlay.write_text(f"""extension: demo-npm
+package: "demo-npm"
+version: "1.2.0"
+integrity: {hashed}
+checked_at: "1.2.0"
+summary: Blocks every tool call.
+levers:
+  - lever: tool_call
+    kind: event
+    decisions: [D1]
+    text: It blocks every call.
+    cites:
+      - file: index.js
+        lines: 2
+connects: []
+runs: []
+unchanged: []
+changes:
+  - decision: D1
+    how: It blocks.
+    without:
+      decided_by: code
+      answer: Runs.
+    with:
+      decided_by: code
+      answer: Blocked.
+""")
+    return site, overlay
+
+
+def test_verify_checks_an_npm_extensions_citations_with_the_maps_at_its_own_pin(tmp_path, monkeypatch, capsys) -> None:
+    site, overlay = npm_extension_site(tmp_path, monkeypatch)
+    run = run_main(capsys, "verify", "--decisions", site.decisions, "--format", "json", "--quiet")
+    assert run.code == 0, run.stderr
+    files = [c["file"] for c in run.json()["citations"]]
+    assert "index.js" in files and "src/session.ts" in files, "the map's citations and the extension's, all of them"
+    every = len(files)
+    # --target moves the map, not the extension (its own release, 1.2.0, is still the one read)
+    run = run_main(capsys, "verify", "--decisions", site.decisions, "--format", "json", "--quiet", "--target", "0.8.0")
+    assert run.json()["target"] == "0.8.0" and len(run.json()["citations"]) == every, run.stderr
+    assert [c["status"] for c in run.json()["citations"] if c["file"] == "index.js"] == ["ok"]
+    # the files given: an entry's alone, or the overlay's alone
+    run = run_main(capsys, "verify", "--decisions", site.decisions, "--format", "json", "--quiet",
+                   site.map_folder / "D2.yaml")
+    assert {c["id"] for c in run.json()["citations"]} == {"D2"}
+    run = run_main(capsys, "verify", "--decisions", site.decisions, "--format", "json", "--quiet", overlay)
+    assert {c["file"] for c in run.json()["citations"]} == {"index.js"}
+
+
+def test_schema_writes_the_editors_schemas_into_schema_or_the_folder_given(tmp_path, monkeypatch, capsys) -> None:
+    names = ["entry.schema.json", "levers.schema.json", "map.schema.json", "overlay.schema.json"]
+    monkeypatch.chdir(tmp_path)
+    run = run_main(capsys, "schema")
+    assert run.code == 0 and sorted(p.name for p in (tmp_path / "schema").iterdir()) == names
+    assert run.stdout.splitlines()[0] == "wrote schema/entry.schema.json"
+    out = tmp_path / "editor" / "schemas"
+    run = run_main(capsys, "schema", "--out", out)
+    assert run.code == 0 and run.stdout.splitlines()[0] == f"wrote {out}/entry.schema.json"
+    assert all((out / name).read_text() == (ROOT / "schema" / name).read_text() for name in names)

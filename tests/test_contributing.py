@@ -223,6 +223,26 @@ def test_a_mutation_run_again_tests_the_survivors_with_the_current_code_and_test
     assert 'pytest_add_cli_args_test_selection = ["tests/test_records.py", "tests/test_new.py"]' in config
 
 
+def test_a_mutation_copy_unwraps_the_listed_decorated_functions_for_mutmut(tmp_path: Path):
+    """mutmut leaves a decorated function alone: the copy of a module writes a listed one's decorator
+    as an assignment after it (the same objects), and leaves the others as they are."""
+    mutation = _mutation_script()
+    module = tmp_path / "views.py"
+    module.write_text("from functools import lru_cache\n\n\nclass Card:\n    @property\n    def page(self) -> str:\n"
+                      "        return 'D1.md'\n\n    @property\n    def anchor(self) -> str:\n        return 'd1'\n\n\n"
+                      "@lru_cache(maxsize=None)\ndef node(path: str) -> str:\n    \"\"\"Found once.\"\"\"\n"
+                      "    return path\n")
+    mutation.unwrap_decorators(module, ["Card.page", "node", "map_view"])
+    text = module.read_text()
+    assert text == ("from functools import lru_cache\n\n\nclass Card:\n    def page(self) -> str:\n        return 'D1.md'\n"
+                    "    page = property(page)\n\n    @property\n    def anchor(self) -> str:\n        return 'd1'\n\n\n"
+                    "def node(path: str) -> str:\n    \"\"\"Found once.\"\"\"\n    return path\n"
+                    "node = lru_cache(maxsize=None)(node)\n")
+    scope: dict = {}
+    exec(compile(text, str(module), "exec"), scope)
+    assert scope["Card"]().page == "D1.md" and scope["node"]("x") == "x" and scope["node"].cache_info().hits == 0
+
+
 def test_the_pre_commit_hook_checks_only_changed_entries():
     hook = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"][0]
     assert hook["entry"].endswith("generator verify --quiet") and re.match(hook["files"], "decisions/pi/D1.yaml")

@@ -922,6 +922,26 @@ def test_the_last_check_is_the_newest_date_the_map_records(demo) -> None:
     assert "| Last check | 2026-12-01 |" in demo.render().pages["demo/census.md"]
 
 
+def test_a_map_that_records_no_date_says_its_last_check_is_not_recorded(demo) -> None:
+    (demo.folder / "P1.yaml").unlink()  # a problem records when its upstream report was checked
+    shutil.rmtree(demo.folder / "editions")  # (whose edition names it)
+    for path in demo.folder.glob("*.yaml"):
+        path.write_text(re.sub(r"\n *checked: 20\S+", "", re.sub(r"reviewed:\n(  .*\n)+", "", path.read_text())))
+    pages = demo.render().pages
+    assert "| Last check | not recorded |" in pages["demo/census.md"]
+    assert "| Last check | not recorded |" in pages["downloads/demo-decision-map.md"]
+
+
+@pytest.mark.parametrize("title, heading", [
+    ("Pi decides", "pi decides"), ("Pi", "pi"),  # a capital that only starts the sentence goes lower
+    ("PI decisions", "PI decisions"), ("P", "P"),  # an acronym, a single letter: kept
+])
+def test_the_editions_page_puts_the_map_s_title_into_its_heading(demo, title, heading) -> None:
+    replace_in(demo.folder / "map.yaml", "title: How demo decides", f"title: {title}")
+    page = demo.render().pages["demo/editions/index.md"]
+    assert page.startswith(f"# What changed in {heading}: every edition\n")
+
+
 def test_a_problem_fixed_at_or_before_the_pin_is_fixed_and_one_fixed_later_is_open(demo) -> None:
     for fixed_in, fixed in (("1.0.0", True), ("0.10.0", True), ("1.0.1", False), ("1.10", False)):
         path = demo.folder / "P1.yaml"

