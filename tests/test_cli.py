@@ -6,7 +6,6 @@ run it in the test's process (`run_main`: the same code path, without a Python s
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path

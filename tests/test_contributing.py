@@ -107,7 +107,7 @@ def test_every_file_in_decisions_validates_against_its_schema():
         kind = "map" if path.name == "map.yaml" else "levers" if path.name == "levers.yaml" else \
             "overlay" if path.parent.name == "extensions" else "entry"
         _validate(_yaml(path), kinds[kind])
-        assert f"$schema=" in path.read_text().splitlines()[0] or kind != "entry", path
+        assert "$schema=" in path.read_text().splitlines()[0] or kind != "entry", path
 
 
 GOOD_ENTRY = {"id": "D1", "question": "Q?", "decided_by": "code", "answer": "A.",

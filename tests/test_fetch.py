@@ -1017,6 +1017,9 @@ def test_ctrl_c_while_npm_runs_kills_it_with_what_it_started(tmp_path: Path) -> 
         wait_for(lambda: len(live_with(marker)) == 7, "npm, its two shells and their sleeps")
         os.kill(os.getpid(), signal.SIGINT)
 
+    # Ctrl-C as a person's terminal delivers it: pytest-xdist's workers ignore SIGINT, so the
+    # handler Python starts with is put back for this test
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     interrupter = threading.Thread(target=interrupt)
     interrupter.start()
     try:
@@ -1025,6 +1028,7 @@ def test_ctrl_c_while_npm_runs_kills_it_with_what_it_started(tmp_path: Path) -> 
         wait_for(lambda: not live_with(marker), "a process npm started outlived Ctrl-C")
     finally:
         interrupter.join(60)
+        signal.signal(signal.SIGINT, previous)
         for pid in live_with(marker):
             os.kill(pid, signal.SIGKILL)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from html.parser import HTMLParser
-from pathlib import Path
 from urllib.parse import unquote
 
 import pytest

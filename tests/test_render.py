@@ -665,7 +665,7 @@ def test_the_download_link_says_how_big_the_file_is(pages) -> None:
     assert 1000 < size < 1_000_000
     shown = f"{round(size / 1000)} KB"
     for path in ("demo/index.md", "demo/map.md", "demo/census.md", "extensions/demo-ext.md"):
-        assert f"[Download as Markdown](" in pages[path] and f"{{ download }} ({shown})" in pages[path], path
+        assert "[Download as Markdown](" in pages[path] and f"{{ download }} ({shown})" in pages[path], path
 
 
 def _lead(page: str) -> str:
