@@ -224,16 +224,18 @@ def wait_still(tab) -> None:
 COLOUR_RULES = ("color-contrast", "link-in-text-block")
 
 
-def serious_violations(tab, rules: tuple[str, ...] = (), within: tuple[str, ...] = ()) -> list[str]:
-    """axe-core's serious and critical violations on the page as shown: every rule, or only ``rules``;
-    over the whole page, or only the elements matching the selectors ``within``."""
+def serious_violations(tab, rules: tuple[str, ...] = (), within: tuple[str, ...] = (),
+                       skip: tuple[str, ...] = ()) -> list[str]:
+    """axe-core's serious and critical violations on the page as shown: every rule, or only ``rules``,
+    less the rules ``skip``; over the whole page, or only the elements matching the selectors ``within``."""
     from axe_playwright_python.sync_playwright import Axe
 
     wait_still(tab)
     axe = Axe()
     if not tab.evaluate("typeof (window.axe || {}).run === 'function'"):  # put in once per page, not once per check
         tab.evaluate(axe.axe_script)
-    options = {"resultTypes": ["violations"], **({"runOnly": list(rules)} if rules else {})}
+    options = {"resultTypes": ["violations"], **({"runOnly": list(rules)} if rules else {}),
+               **({"rules": {rule: {"enabled": False} for rule in skip}} if skip else {})}
     context = {"include": [[selector] for selector in within]} if within else {"exclude": []}
     violations = tab.evaluate("([context, options]) => axe.run(context, options).then(results => results.violations)",
                               [context, options])
