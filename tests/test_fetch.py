@@ -132,6 +132,39 @@ def test_git_repository_that_cannot_be_reached(tmp_path: Path) -> None:
                          "cannot reach the git repository", project.url)
 
 
+@pytest.mark.parametrize("caller", ["pre-commit hook", "GIT_DIR set"])
+def test_a_fetch_run_by_a_git_hook_leaves_the_callers_repository_alone(tmp_path: Path, monkeypatch, caller) -> None:
+    # git runs a hook with the variables of its own repository set (the pre-commit hook of
+    # `git commit -a`: the index being committed, index.lock, at the top of the work tree, where
+    # the hook runs); a build run from the hook fetches into the cache, never into that repository.
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    user = git.Repo.init(tmp_path / "user")
+    (tmp_path / "user" / "notes.txt").write_text("mine\n")
+    user.index.add(["notes.txt"])
+    user.index.commit("notes", author=ACTOR, committer=ACTOR)
+    index = Path(user.git_dir) / "index"
+    monkeypatch.chdir(tmp_path / "user")
+    if caller == "pre-commit hook":
+        index = Path(shutil.copy(index, Path(user.git_dir) / "index.lock"))
+        monkeypatch.setenv("GIT_INDEX_FILE", str(index))
+        monkeypatch.setenv("GIT_PREFIX", "")
+    else:
+        monkeypatch.setenv("GIT_DIR", str(user.git_dir))
+        monkeypatch.setenv("GIT_WORK_TREE", str(tmp_path / "user"))
+        monkeypatch.setenv("GIT_INDEX_FILE", str(index))
+    before = index.read_bytes()
+    tree = fetch_tree(demo, "1", quiet=True)
+    assert sorted(tree.files) == ["README.md", "src/a.ts"]
+    assert tree.read("src/a.ts") == SOURCE.encode()
+    assert index.read_bytes() == before
+    for name in ("GIT_INDEX_FILE", "GIT_PREFIX", "GIT_DIR", "GIT_WORK_TREE"):
+        monkeypatch.delenv(name, raising=False)
+    assert sorted(p.name for p in (tmp_path / "user").iterdir()) == [".git", "notes.txt"]
+    assert not user.tags and user.git.status("--porcelain") == ""
+    assert [t.name.rsplit("/", 1)[1] for t in git.Repo(history_path()).tags] == ["v1"]
+
+
 # --- the cache ------------------------------------------------------------------------------------
 
 
