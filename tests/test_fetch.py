@@ -850,6 +850,42 @@ def test_a_cache_on_a_first_run_is_the_users_cache_folder(tmp_path: Path, monkey
     assert cache_root() == tmp_path / "xdg" / "pi-decision-map"
 
 
+def test_a_cached_tree_is_read_without_taking_its_lock(tmp_path: Path, capsys) -> None:
+    """A warm run only reads the cache: it neither waits on the lock of a process fetching nor needs
+    a cache it may write. A lock that cannot be opened (as on a read-only cache) is played by a
+    folder in its place: the tests run as root, which permissions do not stop."""
+    from generator.source.fetch import _source_key
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    fetch_tree(demo, "1", quiet=True)
+    lock = cache_root() / "locks" / f"{_source_key(demo)}-1.lock"
+    lock.unlink(missing_ok=True)
+    lock.mkdir()
+    assert fetch_tree(demo, "1").read("src/a.ts") == SOURCE.encode()
+    assert capsys.readouterr().err == ""
+
+
+def test_a_fetch_that_waited_on_the_lock_uses_the_tree_published_meanwhile(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Two fetches of one tree at once: the one that waited on the lock finds, under it, the tree the
+    other published meanwhile and uses it, fetching nothing (the repository is gone here, so a
+    second fetch would fail). The race is played without timing: the cache holds the tree, and the
+    first look, before the lock, misses it as it would have before the other process finished."""
+    import generator.source.fetch as fetch
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    fetch_tree(demo, "1", quiet=True)
+    shutil.rmtree(project.upstream)
+    looks, cached = [], fetch._open
+
+    def first_look_misses(*args):
+        looks.append(args)
+        return None if len(looks) == 1 else cached(*args)
+
+    monkeypatch.setattr(fetch, "_open", first_look_misses)
+    assert fetch_tree(demo, "1").read("src/a.ts") == SOURCE.encode()
+    assert capsys.readouterr().err == ""
+
+
 # --- the cache's key: one folder for each pin -----------------------------------------------------
 
 
