@@ -81,6 +81,19 @@ def test_git_ref_that_does_not_exist(tmp_path: Path) -> None:
     assert not list((cache_root() / "trees").glob("*/.tmp-*"))
 
 
+def test_git_failures_are_told_apart_whatever_language_the_user_reads(tmp_path: Path, monkeypatch) -> None:
+    """git speaks the user's language (LANGUAGE=de: German, where its translations are installed);
+    the fetch asks it for English, the words it tells failures apart by."""
+    from generator.errors import FetchError
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.setenv("LANGUAGE", "de")
+    with pytest.raises(FetchError) as refused:
+        fetch_tree(demo, "9", quiet=True)
+    assert str(refused.value) == f"{project.url} has no ref v9"
+
+
 def test_git_pin_commit_that_matches(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     project = two_versions(tmp_path)
     project.write_map("1", commit=project.commits["1"][:12])

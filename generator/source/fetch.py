@@ -491,12 +491,12 @@ def _fetch_git(pin: GitPin, version: str, pin_commit: str | None, staging: Path,
     checkout = staging.parent / f"{staging.name}-clone"
     try:
         try:
-            _git("clone", "--quiet", "--depth", "1", "--branch", ref, pin.url, str(checkout))
+            _git("clone", "--depth", "1", "--branch", ref, pin.url, str(checkout))
         except git.GitCommandError:
             shutil.rmtree(checkout, ignore_errors=True)
             try:  # a commit hash cannot be cloned shallowly by name: clone, then check it out
-                _git("clone", "--quiet", pin.url, str(checkout))
-                _git("checkout", "--quiet", ref, cwd=checkout)
+                _git("clone", pin.url, str(checkout))
+                _git("checkout", ref, cwd=checkout)
             except git.GitCommandError as err:
                 raise FetchError(_git_failure(err, pin.url, ref)) from None
         commit = _git("rev-parse", "HEAD", cwd=checkout)
@@ -516,16 +516,16 @@ def _git(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None)
 
     A fetch run by a git hook (a build in a pre-commit hook) inherits the variables git sets for
     the hook's own repository (GIT_INDEX_FILE, GIT_DIR, ...): a clone would check out into that
-    repository's index. They are cleared as git clears them for a submodule. English messages,
-    which `_git_failure` reads. Raises GitCommandError, as GitPython's calls did.
+    repository's index. They are cleared as git clears them for a submodule. Its messages in
+    English, which `_git_failure` reads; what it prints is captured (a failure's is in the error).
+    Raises GitCommandError, as GitPython's calls did.
     """
     import git
 
     command = ["git", *args]
     variables = {name: value for name, value in os.environ.items() if name not in _repository_variables()}
-    variables.update(LANGUAGE="C", LC_ALL="C", **(env or {}))
-    run = subprocess.run(command, cwd=cwd, env=variables, capture_output=True, encoding="utf-8",
-                         errors="surrogateescape", stdin=subprocess.DEVNULL)
+    variables.update(LC_ALL="C", **(env or {}))  # the C locale: git's English (LANGUAGE is then ignored)
+    run = subprocess.run(command, cwd=cwd, env=variables, capture_output=True, encoding="utf-8", errors="surrogateescape")
     if run.returncode != 0:
         raise git.GitCommandError(command, run.returncode, run.stderr.strip())
     return run.stdout.strip()
@@ -563,7 +563,7 @@ def _record_history(root: Path, key: str, version: str, tree: Path) -> None:
         with FileLock(str(root / "locks" / "history.lock")):
             path = history_path()
             if not path.exists():
-                _git("init", "--quiet", "--bare", str(path))
+                _git("init", "--bare", str(path))
             tag = f"{key}/v{version}"
             if _git("tag", "--list", tag, env={"GIT_DIR": str(path)}):
                 return
@@ -572,7 +572,7 @@ def _record_history(root: Path, key: str, version: str, tree: Path) -> None:
                        "GIT_AUTHOR_NAME": "decision-map", "GIT_AUTHOR_EMAIL": "decision-map@localhost",
                        "GIT_COMMITTER_NAME": "decision-map", "GIT_COMMITTER_EMAIL": "decision-map@localhost"}
                 _git("add", "--all", "--force", ".", cwd=tree, env=env)
-                _git("reset", "--quiet", "--", MANIFEST, cwd=tree, env=env)
+                _git("reset", "--", MANIFEST, cwd=tree, env=env)
                 sha = _git("write-tree", env=env)
                 commit = _git("commit-tree", sha, "-m", f"{key} {version}", env=env)
                 _git("tag", tag, commit, env=env)
