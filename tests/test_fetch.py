@@ -62,6 +62,18 @@ def test_a_git_fetch_says_what_it_clones(tmp_path: Path, capsys: pytest.CaptureF
     assert capsys.readouterr().err == f"fetching git: {demo.source.git.url} at {ref}\n"
 
 
+def test_a_tagged_version_is_cloned_without_the_history_before_it(tmp_path: Path) -> None:
+    """A version pinned by a tag is cloned alone (depth 1): none of the earlier history is
+    downloaded, so a repository whose earlier history cannot be read (here a file of version 1
+    gone from its objects) still gives version 2."""
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    upstream = git.Repo(project.upstream)
+    readme = upstream.git.rev_parse("v1:README.md")
+    (project.upstream / ".git" / "objects" / readme[:2] / readme[2:]).unlink()
+    assert fetch_tree(demo, "2", quiet=True).read("src/a.ts") == ("// two\n" + SOURCE).encode()
+
+
 def test_git_route_at_a_commit(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     project = two_versions(tmp_path)
     project.write_map("1", ref=project.commits["2"])  # a commit hash cannot be cloned shallowly by name
