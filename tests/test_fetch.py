@@ -1011,6 +1011,7 @@ def test_a_history_that_cannot_be_written_does_not_fail_the_fetch_and_says_so(tm
     assert fetch_tree(demo, "1", quiet=True).read("src/a.ts") == SOURCE.encode()
     err = capsys.readouterr().err
     assert err.startswith(f"note: could not record 1 in {history_path()}: ") and err.count("\n") == 1, err
+    assert "fatal: " in err, "git's own words, not the command it ran"
 
 
 # --- a refetch: a corrupt tree fetched again --------------------------------------------------------
