@@ -72,9 +72,10 @@ GUARDS = {
     # publish, the manifest and its digests), how its failures are worded, and the npm and git
     # calls against a fake npm in a folder and local git repositories (tests/test_fetch.py): the
     # download (npm view, npm pack, their answers read), the packages fetched together, the clone
-    # at a ref or a commit, git run clear of a calling hook's repository; the tree fetched or reused (fetch_tree, refetch), the cache's folder and
-    # key, the history repository's writing, the progress display; npm and what it started killed
-    # when the build is stopped (stop_npm: a fake npm whose children hang)
+    # at a ref or a commit, git run clear of a calling hook's repository (_git); the tree fetched or
+    # reused (fetch_tree, refetch), the cache's folder and key, the history repository's writing,
+    # the progress display; npm and what it started killed when the build is stopped (stop_npm: a
+    # fake npm whose children hang)
     "generator/source/fetch.py": ["_rebuild_sources", "_check_integrity", "_open", "SourceTree.read", "SourceTree._classify",
                            "SourceTree.classify", "publish_once", "renamed_files", "_npm_failure", "_git_failure",
                            "_npm", "_missing_package", "_download_npm", "registry_integrity", "_npm_json",
