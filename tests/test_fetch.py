@@ -745,6 +745,27 @@ def test_every_rename_among_other_changes_is_found(tmp_path: Path) -> None:
     assert renamed_files(demo, "1", "3") == {}  # a version never fetched: no renames known
 
 
+def test_renames_are_found_beside_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
+    """A file named in Latin-1 (byte 0xE9, which Python spells as the surrogate U+DCE9) changed
+    between two versions: git prints its name's bytes as they are, and the other renames are
+    still found. (GitPython cannot write such a name: each version's tag is moved by git itself.)"""
+    from generator.source.fetch import renamed_files
+    latin = "caf\udce9.ts"
+    text = "export const b = 'b';\n" * 8
+    project = make_project(tmp_path, {"1": {"b.ts": text}, "2": {"b2.ts": text}})
+    for version in ("1", "2"):
+        subprocess.run(["git", "checkout", "-q", f"v{version}"], cwd=project.upstream, check=True)
+        (project.upstream / latin).write_text(f"version {version}\n")
+        subprocess.run(["git", "add", "-A"], cwd=project.upstream, check=True)
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", version],
+                       cwd=project.upstream, check=True)
+        subprocess.run(["git", "tag", "-f", f"v{version}"], cwd=project.upstream, check=True, capture_output=True)
+    [demo] = load_maps(project.decisions)
+    fetch_tree(demo, "1", quiet=True)
+    assert fetch_tree(demo, "2", quiet=True).read(latin) == b"version 2\n"
+    assert renamed_files(demo, "1", "2") == {"b.ts": "b2.ts"}
+
+
 @pytest.mark.parametrize("setting", ["false", "copies"])
 def test_renames_are_found_whatever_the_users_git_configuration_says(tmp_path: Path, monkeypatch, setting) -> None:
     """Rename detection is asked for, not left to `diff.renames`: off, or set to report copies too
