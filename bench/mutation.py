@@ -72,13 +72,15 @@ GUARDS = {
     # publish, the manifest and its digests), how its failures are worded, and the npm and git
     # calls against a fake npm in a folder and local git repositories (tests/test_fetch.py): the
     # download (npm view, npm pack, their answers read), the packages fetched together, the clone
-    # at a ref or a commit; the tree fetched or reused (fetch_tree, refetch), the cache's folder and
-    # key, the history repository's writing, the progress display; npm and what it started killed
-    # when the build is stopped (stop_npm: a fake npm whose children hang)
+    # at a ref or a commit, git run clear of a calling hook's repository (_git); the tree fetched or
+    # reused (fetch_tree, refetch), the cache's folder and key, the history repository's writing,
+    # the progress display; npm and what it started killed when the build is stopped (stop_npm: a
+    # fake npm whose children hang)
     "generator/source/fetch.py": ["_rebuild_sources", "_check_integrity", "_open", "SourceTree.read", "SourceTree._classify",
                            "SourceTree.classify", "publish_once", "renamed_files", "_npm_failure", "_git_failure",
                            "_npm", "_missing_package", "_download_npm", "registry_integrity", "_npm_json",
-                           "_fetch_npm", "_unpack_shipped", "_write_manifest", "_fetch_git", "fetch_tree", "refetch",
+                           "_fetch_npm", "_unpack_shipped", "_write_manifest", "_fetch_git", "_git", "_repository_variables",
+                           "fetch_tree", "refetch",
                            "_source_key", "_record_history", "history_path", "cache_root", "_Progress.__init__",
                            "_Progress.__enter__", "_Progress.step", "_Progress.__exit__", "stop_npm", "allow_npm",
                            "_kill_group", "_descendants"],

@@ -62,6 +62,18 @@ def test_a_git_fetch_says_what_it_clones(tmp_path: Path, capsys: pytest.CaptureF
     assert capsys.readouterr().err == f"fetching git: {demo.source.git.url} at {ref}\n"
 
 
+def test_a_tagged_version_is_cloned_without_the_history_before_it(tmp_path: Path) -> None:
+    """A version pinned by a tag is cloned alone (depth 1): none of the earlier history is
+    downloaded, so a repository whose earlier history cannot be read (here a file of version 1
+    gone from its objects) still gives version 2."""
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    upstream = git.Repo(project.upstream)
+    readme = upstream.git.rev_parse("v1:README.md")
+    (project.upstream / ".git" / "objects" / readme[:2] / readme[2:]).unlink()
+    assert fetch_tree(demo, "2", quiet=True).read("src/a.ts") == ("// two\n" + SOURCE).encode()
+
+
 def test_git_route_at_a_commit(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     project = two_versions(tmp_path)
     project.write_map("1", ref=project.commits["2"])  # a commit hash cannot be cloned shallowly by name
@@ -79,6 +91,19 @@ def test_git_ref_that_does_not_exist(tmp_path: Path) -> None:
     assert run.stdout == ""
     assert not list((cache_root() / "trees").glob("*/9")), "nothing half-written is left"
     assert not list((cache_root() / "trees").glob("*/.tmp-*"))
+
+
+def test_git_failures_are_told_apart_whatever_language_the_user_reads(tmp_path: Path, monkeypatch) -> None:
+    """git speaks the user's language (LANGUAGE=de: German, where its translations are installed);
+    the fetch asks it for English, the words it tells failures apart by."""
+    from generator.errors import FetchError
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.setenv("LANGUAGE", "de")
+    with pytest.raises(FetchError) as refused:
+        fetch_tree(demo, "9", quiet=True)
+    assert str(refused.value) == f"{project.url} has no ref v9"
 
 
 def test_git_pin_commit_that_matches(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -130,6 +155,39 @@ def test_git_repository_that_cannot_be_reached(tmp_path: Path) -> None:
     project.write_map("1")
     assert_clean_failure(run_cli("verify", "--decisions", project.decisions, "--quiet"),
                          "cannot reach the git repository", project.url)
+
+
+@pytest.mark.parametrize("caller", ["pre-commit hook", "GIT_DIR set"])
+def test_a_fetch_run_by_a_git_hook_leaves_the_callers_repository_alone(tmp_path: Path, monkeypatch, caller) -> None:
+    # git runs a hook with the variables of its own repository set (the pre-commit hook of
+    # `git commit -a`: the index being committed, index.lock, at the top of the work tree, where
+    # the hook runs); a build run from the hook fetches into the cache, never into that repository.
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    user = git.Repo.init(tmp_path / "user")
+    (tmp_path / "user" / "notes.txt").write_text("mine\n")
+    user.index.add(["notes.txt"])
+    user.index.commit("notes", author=ACTOR, committer=ACTOR)
+    index = Path(user.git_dir) / "index"
+    monkeypatch.chdir(tmp_path / "user")
+    if caller == "pre-commit hook":
+        index = Path(shutil.copy(index, Path(user.git_dir) / "index.lock"))
+        monkeypatch.setenv("GIT_INDEX_FILE", str(index))
+        monkeypatch.setenv("GIT_PREFIX", "")
+    else:
+        monkeypatch.setenv("GIT_DIR", str(user.git_dir))
+        monkeypatch.setenv("GIT_WORK_TREE", str(tmp_path / "user"))
+        monkeypatch.setenv("GIT_INDEX_FILE", str(index))
+    before = index.read_bytes()
+    tree = fetch_tree(demo, "1", quiet=True)
+    assert sorted(tree.files) == ["README.md", "src/a.ts"]
+    assert tree.read("src/a.ts") == SOURCE.encode()
+    assert index.read_bytes() == before
+    for name in ("GIT_INDEX_FILE", "GIT_PREFIX", "GIT_DIR", "GIT_WORK_TREE"):
+        monkeypatch.delenv(name, raising=False)
+    assert sorted(p.name for p in (tmp_path / "user").iterdir()) == [".git", "notes.txt"]
+    assert not user.tags and user.git.status("--porcelain") == ""
+    assert [t.name.rsplit("/", 1)[1] for t in git.Repo(history_path()).tags] == ["v1"]
 
 
 # --- the cache ------------------------------------------------------------------------------------
@@ -687,6 +745,27 @@ def test_every_rename_among_other_changes_is_found(tmp_path: Path) -> None:
     assert renamed_files(demo, "1", "3") == {}  # a version never fetched: no renames known
 
 
+def test_renames_are_found_beside_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
+    """A file named in Latin-1 (byte 0xE9, which Python spells as the surrogate U+DCE9) changed
+    between two versions: git prints its name's bytes as they are, and the other renames are
+    still found. (GitPython cannot write such a name: each version's tag is moved by git itself.)"""
+    from generator.source.fetch import renamed_files
+    latin = "caf\udce9.ts"
+    text = "export const b = 'b';\n" * 8
+    project = make_project(tmp_path, {"1": {"b.ts": text}, "2": {"b2.ts": text}})
+    for version in ("1", "2"):
+        subprocess.run(["git", "checkout", "-q", f"v{version}"], cwd=project.upstream, check=True)
+        (project.upstream / latin).write_text(f"version {version}\n")
+        subprocess.run(["git", "add", "-A"], cwd=project.upstream, check=True)
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", version],
+                       cwd=project.upstream, check=True)
+        subprocess.run(["git", "tag", "-f", f"v{version}"], cwd=project.upstream, check=True, capture_output=True)
+    [demo] = load_maps(project.decisions)
+    fetch_tree(demo, "1", quiet=True)
+    assert fetch_tree(demo, "2", quiet=True).read(latin) == b"version 2\n"
+    assert renamed_files(demo, "1", "2") == {"b.ts": "b2.ts"}
+
+
 @pytest.mark.parametrize("setting", ["false", "copies"])
 def test_renames_are_found_whatever_the_users_git_configuration_says(tmp_path: Path, monkeypatch, setting) -> None:
     """Rename detection is asked for, not left to `diff.renames`: off, or set to report copies too
@@ -817,6 +896,42 @@ def test_a_cache_on_a_first_run_is_the_users_cache_folder(tmp_path: Path, monkey
     assert cache_root() == tmp_path / "xdg" / "pi-decision-map"
 
 
+def test_a_cached_tree_is_read_without_taking_its_lock(tmp_path: Path, capsys) -> None:
+    """A warm run only reads the cache: it neither waits on the lock of a process fetching nor needs
+    a cache it may write. A lock that cannot be opened (as on a read-only cache) is played by a
+    folder in its place: the tests run as root, which permissions do not stop."""
+    from generator.source.fetch import _source_key
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    fetch_tree(demo, "1", quiet=True)
+    lock = cache_root() / "locks" / f"{_source_key(demo)}-1.lock"
+    lock.unlink(missing_ok=True)
+    lock.mkdir()
+    assert fetch_tree(demo, "1").read("src/a.ts") == SOURCE.encode()
+    assert capsys.readouterr().err == ""
+
+
+def test_a_fetch_that_waited_on_the_lock_uses_the_tree_published_meanwhile(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Two fetches of one tree at once: the one that waited on the lock finds, under it, the tree the
+    other published meanwhile and uses it, fetching nothing (the repository is gone here, so a
+    second fetch would fail). The race is played without timing: the cache holds the tree, and the
+    first look, before the lock, misses it as it would have before the other process finished."""
+    import generator.source.fetch as fetch
+    project = two_versions(tmp_path)
+    [demo] = load_maps(project.decisions)
+    fetch_tree(demo, "1", quiet=True)
+    shutil.rmtree(project.upstream)
+    looks, cached = [], fetch._open
+
+    def first_look_misses(*args):
+        looks.append(args)
+        return None if len(looks) == 1 else cached(*args)
+
+    monkeypatch.setattr(fetch, "_open", first_look_misses)
+    assert fetch_tree(demo, "1").read("src/a.ts") == SOURCE.encode()
+    assert capsys.readouterr().err == ""
+
+
 # --- the cache's key: one folder for each pin -----------------------------------------------------
 
 
@@ -917,6 +1032,7 @@ def test_a_history_that_cannot_be_written_does_not_fail_the_fetch_and_says_so(tm
     assert fetch_tree(demo, "1", quiet=True).read("src/a.ts") == SOURCE.encode()
     err = capsys.readouterr().err
     assert err.startswith(f"note: could not record 1 in {history_path()}: ") and err.count("\n") == 1, err
+    assert "fatal: " in err, "git's own words, not the command it ran"
 
 
 # --- a refetch: a corrupt tree fetched again --------------------------------------------------------

@@ -491,15 +491,15 @@ def _fetch_git(pin: GitPin, version: str, pin_commit: str | None, staging: Path,
     checkout = staging.parent / f"{staging.name}-clone"
     try:
         try:
-            repo = git.Repo.clone_from(pin.url, checkout, depth=1, branch=ref)
+            _git("clone", "--depth", "1", "--branch", ref, pin.url, str(checkout))
         except git.GitCommandError:
             shutil.rmtree(checkout, ignore_errors=True)
             try:  # a commit hash cannot be cloned shallowly by name: clone, then check it out
-                repo = git.Repo.clone_from(pin.url, checkout)
-                repo.git.checkout(ref)
+                _git("clone", pin.url, str(checkout))
+                _git("checkout", ref, cwd=checkout)
             except git.GitCommandError as err:
                 raise FetchError(_git_failure(err, pin.url, ref)) from None
-        commit = repo.head.commit.hexsha
+        commit = _git("rev-parse", "HEAD", cwd=checkout)
         if pin_commit and not commit.startswith(pin_commit):
             raise FetchError(f"{pin.url} at {ref} is commit {commit[:12]}, but the pin records "
                              f"{pin_commit[:12]}: the ref was moved; check it, then update `commit`")
@@ -509,6 +509,33 @@ def _fetch_git(pin: GitPin, version: str, pin_commit: str | None, staging: Path,
         return commit
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
+
+
+def _git(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
+    """Run git in the repository ``cwd`` or ``env`` names (never the caller's); its output, stripped.
+
+    A fetch run by a git hook (a build in a pre-commit hook) inherits the variables git sets for
+    the hook's own repository (GIT_INDEX_FILE, GIT_DIR, ...): a clone would check out into that
+    repository's index. They are cleared as git clears them for a submodule. Its messages in
+    English, which `_git_failure` reads; what it prints is captured (a failure's is in the error).
+    Raises GitCommandError, as GitPython's calls did.
+    """
+    import git
+
+    command = ["git", *args]
+    variables = {name: value for name, value in os.environ.items() if name not in _repository_variables()}
+    variables.update(LC_ALL="C", **(env or {}))  # the C locale: git's English (LANGUAGE is then ignored)
+    run = subprocess.run(command, cwd=cwd, env=variables, capture_output=True, encoding="utf-8", errors="surrogateescape")
+    if run.returncode != 0:
+        raise git.GitCommandError(command, run.returncode, run.stderr.strip())
+    return run.stdout.strip()
+
+
+def _repository_variables() -> frozenset[str]:
+    """The variables that tie git to one repository, as this git names them (asked each time: a
+    few milliseconds beside the clone or the history's commit)."""
+    listed = subprocess.run(["git", "rev-parse", "--local-env-vars"], capture_output=True, text=True, check=True)
+    return frozenset(listed.stdout.split())
 
 
 def _git_failure(err: Exception, url: str, ref: str) -> str:
@@ -531,28 +558,27 @@ def history_path() -> Path:
 def _record_history(root: Path, key: str, version: str, tree: Path) -> None:
     """Commit ``tree`` as tag ``{key}/v{version}``; best effort, never fails a fetch."""
     try:
-        import git
-
         from filelock import FileLock
 
         with FileLock(str(root / "locks" / "history.lock")):
             path = history_path()
-            repo = git.Repo(path) if path.exists() else git.Repo.init(path, bare=True)
+            if not path.exists():
+                _git("init", "--bare", str(path))
             tag = f"{key}/v{version}"
-            if tag in [t.name for t in repo.tags]:
+            if _git("tag", "--list", tag, env={"GIT_DIR": str(path)}):
                 return
             with tempfile.TemporaryDirectory() as scratch:
-                env = {"GIT_INDEX_FILE": str(Path(scratch) / "index"), "GIT_WORK_TREE": str(tree),
+                env = {"GIT_DIR": str(path), "GIT_INDEX_FILE": str(Path(scratch) / "index"), "GIT_WORK_TREE": str(tree),
                        "GIT_AUTHOR_NAME": "decision-map", "GIT_AUTHOR_EMAIL": "decision-map@localhost",
                        "GIT_COMMITTER_NAME": "decision-map", "GIT_COMMITTER_EMAIL": "decision-map@localhost"}
-                with repo.git.custom_environment(**env):
-                    repo.git.add("--all", "--force", ".")
-                    repo.git.reset("--quiet", "--", MANIFEST)
-                    sha = repo.git.write_tree()
-                    commit = repo.git.commit_tree(sha, "-m", f"{key} {version}")
-                    repo.git.tag(tag, commit)
+                _git("add", "--all", "--force", ".", cwd=tree, env=env)
+                _git("reset", "--", MANIFEST, cwd=tree, env=env)
+                sha = _git("write-tree", env=env)
+                commit = _git("commit-tree", sha, "-m", f"{key} {version}", env=env)
+                _git("tag", tag, commit, env=env)
     except Exception as err:  # the history is a convenience; the tree itself is what matters
-        print(f"note: could not record {version} in {history_path()}: {err}", file=sys.stderr)
+        reason = str(err).strip().splitlines()[-1].strip()  # git's own message, after the command
+        print(f"note: could not record {version} in {history_path()}: {reason}", file=sys.stderr)
 
 
 def renamed_files(decision_map: DecisionMap, old: str, new: str) -> dict[str, str]:
@@ -560,10 +586,8 @@ def renamed_files(decision_map: DecisionMap, old: str, new: str) -> dict[str, st
     history repository; empty when either version is not recorded there."""
     key = _source_key(decision_map)
     try:
-        import git
-
-        repo = git.Repo(history_path())
-        output = repo.git.diff("--name-status", "-M", "-z", f"{key}/v{old}", f"{key}/v{new}")
+        output = _git("diff", "--name-status", "-M", "-z", f"{key}/v{old}", f"{key}/v{new}",
+                      env={"GIT_DIR": str(history_path())})
     except Exception:  # no history (yet), or a version missing from it: renames are a bonus
         return {}
     fields = output.split("\0")
