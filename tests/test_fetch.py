@@ -157,6 +157,20 @@ def test_git_repository_that_cannot_be_reached(tmp_path: Path) -> None:
                          "cannot reach the git repository", project.url)
 
 
+def test_an_address_that_reads_as_an_option_runs_nothing(tmp_path: Path) -> None:
+    """A map's git address is handed to git as an address, never as an option: one written
+    `--upload-pack=…` (an option git would run as a command) is told as a repository that cannot
+    be reached, and the command does not run. (Read as an option, git took the clone's own folder
+    for the repository and the user read of a folder they never named.)"""
+    project = two_versions(tmp_path)
+    ran = tmp_path / "the-command-ran"
+    project.url = f"--upload-pack=touch {ran};false"
+    project.write_map("1")
+    assert_clean_failure(run_cli("verify", "--decisions", project.decisions, "--quiet"),
+                         f"cannot reach the git repository {project.url}")
+    assert not ran.exists()
+
+
 @pytest.mark.parametrize("caller", ["pre-commit hook", "GIT_DIR set"])
 def test_a_fetch_run_by_a_git_hook_leaves_the_callers_repository_alone(tmp_path: Path, monkeypatch, caller) -> None:
     # git runs a hook with the variables of its own repository set (the pre-commit hook of

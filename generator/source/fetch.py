@@ -490,12 +490,12 @@ def _fetch_git(pin: GitPin, version: str, pin_commit: str | None, staging: Path,
     progress.step(f"git: {pin.url} at {ref}")
     checkout = staging.parent / f"{staging.name}-clone"
     try:
-        try:
-            _git("clone", "--depth", "1", "--branch", ref, pin.url, str(checkout))
+        try:  # `--`: the address is never read as an option (`--upload-pack=…` would run a command)
+            _git("clone", "--depth", "1", "--branch", ref, "--", pin.url, str(checkout))
         except git.GitCommandError:
             shutil.rmtree(checkout, ignore_errors=True)
             try:  # a commit hash cannot be cloned shallowly by name: clone, then check it out
-                _git("clone", pin.url, str(checkout))
+                _git("clone", "--", pin.url, str(checkout))
                 _git("checkout", ref, cwd=checkout)
             except git.GitCommandError as err:
                 raise FetchError(_git_failure(err, pin.url, ref)) from None
