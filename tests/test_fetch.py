@@ -160,8 +160,7 @@ def test_git_repository_that_cannot_be_reached(tmp_path: Path) -> None:
 def test_an_address_that_reads_as_an_option_runs_nothing(tmp_path: Path) -> None:
     """A map's git address is handed to git as an address, never as an option: one written
     `--upload-pack=…` (an option git would run as a command) is told as a repository that cannot
-    be reached, and the command does not run. (Read as an option, git took the clone's own folder
-    for the repository and the user read of a folder they never named.)"""
+    be reached (git: "repository … does not exist"), and the command does not run."""
     project = two_versions(tmp_path)
     ran = tmp_path / "the-command-ran"
     project.url = f"--upload-pack=touch {ran};false"

@@ -542,7 +542,8 @@ def _git_failure(err: Exception, url: str, ref: str) -> str:
     text = str(err).lower()
     if "not found" in text or "did not match" in text or "pathspec" in text or "reference" in text:
         return f"{url} has no ref {ref}"
-    if "does not appear to be a git repository" in text or "could not read" in text or "unable to" in text:
+    if ("does not appear to be a git repository" in text or "does not exist" in text or "could not read" in text
+            or "unable to" in text):
         return f"cannot reach the git repository {url}"
     return f"git failed to fetch {url} at {ref}: {str(err).strip().splitlines()[-1].strip()}"
 
