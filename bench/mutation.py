@@ -366,9 +366,13 @@ def main(argv: list[str] | None = None) -> int:
 def mutmut_environment(work: Path) -> dict[str, str]:
     """mutmut's environment: pytest's temporary folders inside the copy. In the shared default
     (/tmp/pytest-of-<user>) each mutant's run would delete the older folders of every other pytest
-    run on the machine, and spend minutes on it when they hold installs of pi."""
+    run on the machine, and spend minutes on it when they hold installs of pi. Git looks for a
+    repository no higher than the copy: the copy lies inside the project's own checkout, and a
+    mutant that drops the environment a git command is given (fetch's history) otherwise tagged and
+    staged into the project's repository (seen)."""
     (work / "tmp").mkdir(exist_ok=True)
-    return {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DEBUG_TEMPROOT": str(work / "tmp")}
+    return {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DEBUG_TEMPROOT": str(work / "tmp"),
+            "GIT_CEILING_DIRECTORIES": str(work.resolve().parent)}
 
 
 def work_of(folder: Path, module: str) -> Path:
