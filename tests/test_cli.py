@@ -394,3 +394,13 @@ def test_render_takes_the_hand_written_pages_from_site_src_by_default(project, t
     assert run.errors[0] == ("error: site_src/demo/map.md: is generated from decisions/ as demo/map.md; move the "
                              "hand-written page elsewhere")
     assert not out.exists()
+
+
+def test_verify_reads_no_edition_record(project, capsys) -> None:
+    """The edition records (written by `bump`, read by the pages) play no part in checking the
+    citations: one that cannot be read does not stop `verify`."""
+    (project.folder / "editions").mkdir()
+    (project.folder / "editions" / "1.0.0-to-1.1.0.yaml").write_text("from: [not, an, edition\n")
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet")
+    assert run.code == 0, run.stderr
+    assert run.stdout.splitlines()[-1] == "3 citations at 1.0.0: 3 ok: all ok"
