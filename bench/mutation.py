@@ -49,7 +49,8 @@ EQUIVALENTS = ROOT / "bench" / "mutation-equivalents.md"
 # `probe`, which runs pi itself from the registry, and the pin of an overlay still being written
 # (_unfinished_pin, `source --extension`): only the network tests reach them, too slow to run for
 # each mutant; and the commands that only hand over to a measured module (leads, levers, new,
-# schema, build). The order is the order of priority: the first six are the ones a short run
+# schema, build), whose parsers are measured (_leads_command, _levers_command, _site_commands:
+# each run once from the command line). The order is the order of priority: the first six are the ones a short run
 # covers first.
 CORE = {
     "generator/citations/resolve.py": ["*"], "generator/citations/verify.py": ["*"], "generator/citations/record.py": ["*"],
@@ -219,9 +220,13 @@ TESTS = {
                                 "test_the_schema_rejects_what_the_loader_rejects",
                                 "test_the_schema_and_the_loader_accept_the_same_good_entry"))],
     "generator/release/edition.py": ["tests/test_edition.py", "tests/test_bump.py", "tests/test_render.py"],
-    # `render`: its pages folder and probe results reach the site (the one render test that checks both)
+    # `render`: its pages folder and probe results reach the site (the one render test that checks both);
+    # `levers` with the registry faked in the test's process: its package, format and --quiet
     "generator/cli.py": [*_COMMANDS, "tests/test_cli_help.py", "tests/test_render.py::test_the_render_command_writes_the_site_with_its_pages_"
-                                     "and_probe_results"],
+                                     "and_probe_results",
+                         *(f"tests/test_levers_command.py::{name}" for name in (
+                             "test_the_text_table_lists_each_lever_its_kind_place_and_decisions_then_what_to_read_by_hand",
+                             "test_the_json_object_holds_the_package_its_levers_entries_and_unnamed_events"))],
     # the registry and git faked or local (tests/test_faults.py's registry): no network
     "generator/source/fetch.py": ["tests/test_fetch_messages.py", "tests/test_fetch.py", "tests/test_faults.py", "tests/test_load.py",
                            "tests/test_records.py::test_a_file_git_sees_renamed_is_followed",

@@ -353,3 +353,54 @@ def test_schema_writes_the_editors_schemas_into_schema_or_the_folder_given(tmp_p
     run = run_main(capsys, "schema", "--out", out)
     assert run.code == 0 and run.stdout.splitlines()[0] == f"wrote {out}/entry.schema.json"
     assert all((out / name).read_text() == (ROOT / "schema" / name).read_text() for name in names)
+
+
+# --- the commands that hand over to a measured module: what reaches them from the command line -----
+
+
+def test_leads_prints_text_by_default_and_takes_its_limit_as_a_number(project, capsys) -> None:
+    run = run_main(capsys, "leads", "--decisions", project.decisions, "--quiet", "--limit", "1")
+    assert run.code == 0, run.stderr
+    assert "the best 1 of each entry (--limit 0 for all)" in run.stdout.splitlines()[0]
+    every = run_main(capsys, "leads", "D1", "--decisions", project.decisions, "--quiet", "--format", "json")
+    assert every.code == 0, every.stderr
+    assert every.json()["target"] == "1.0.0" and {lead["id"] for lead in every.json()["leads"]} <= {"D1"}
+    assert_clean_failure(run_main(capsys, "leads", "--decisions", project.decisions, "--limit", "-1"),
+                         "--limit -1: give a number of leads per entry, or 0 for all of them")
+
+
+def test_probe_refuses_an_id_no_entry_has_before_running_anything(project, capsys) -> None:
+    run = run_main(capsys, "probe", "Q7", "--decisions", project.decisions, "--quiet")
+    assert_clean_failure(run, "Q7 is no entry's ID")
+    assert run.stdout == ""
+
+
+def test_build_reads_mkdocs_yml_of_the_working_directory_by_default(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    run = run_main(capsys, "build", "--quiet")
+    assert run.code == 2 and run.stderr == "error: mkdocs.yml: no such file; pass the site's mkdocs.yml\n"
+    assert list(tmp_path.iterdir()) == []  # no site folder made
+
+
+def test_render_takes_the_hand_written_pages_from_site_src_by_default(project, tmp_path, monkeypatch, capsys) -> None:
+    """A hand-written page where a generated one goes is refused, here read from site_src/ of the
+    working directory as no --pages was given, and nothing is written."""
+    monkeypatch.chdir(project.root)
+    (project.root / "site_src" / "demo").mkdir(parents=True)
+    (project.root / "site_src" / "demo" / "map.md").write_text("# My own map page\n")
+    out = tmp_path / "out"
+    run = run_main(capsys, "render", "--decisions", project.decisions, "--out", out, "--quiet")
+    assert run.code == 2, run.stderr
+    assert run.errors[0] == ("error: site_src/demo/map.md: is generated from decisions/ as demo/map.md; move the "
+                             "hand-written page elsewhere")
+    assert not out.exists()
+
+
+def test_verify_reads_no_edition_record(project, capsys) -> None:
+    """The edition records (written by `bump`, read by the pages) play no part in checking the
+    citations: one that cannot be read does not stop `verify`."""
+    (project.folder / "editions").mkdir()
+    (project.folder / "editions" / "1.0.0-to-1.1.0.yaml").write_text("from: [not, an, edition\n")
+    run = run_main(capsys, "verify", "--decisions", project.decisions, "--quiet")
+    assert run.code == 0, run.stderr
+    assert run.stdout.splitlines()[-1] == "3 citations at 1.0.0: 3 ok: all ok"
