@@ -280,17 +280,36 @@ def test_a_probe_sees_the_probe_settings_and_nothing_else(tmp_path: Path, monkey
     assert run_probes(demo)[0].result == {"depth": "3", "key": None}
 
 
-SURROUNDINGS = """import { writeFileSync, readFileSync, realpathSync } from "node:fs";
+SURROUNDINGS = """import { writeFileSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync, statfsSync } from "node:fs";
 import { hostname } from "node:os";
 import { execFileSync } from "node:child_process";
+import { shared } from "./_shared.mjs";
 const tries = (path) => { try { writeFileSync(path, "x"); return true; } catch { return false; } };
+// only in the sandbox (no /probe elsewhere): the writes to the system's folders, and what is there
+const inside = process.cwd() === "/probe";
+// what a process not bound by Node's permission model may write (access(2): nothing is written)
+const writable = (paths) => execFileSync("/bin/sh", ["-c", 'for p in "$@"; do [ -w "$p" ] && echo "$p"; done; true',
+	"sh", ...paths], {encoding: "utf8"}).split("\\n").filter(Boolean);
+const top = inside ? readdirSync("/").sort() : [];
 console.log(JSON.stringify({
 	env: process.env, cwd: process.cwd(), uid: process.getuid(), gid: process.getgid(), host: hostname(),
 	user: readFileSync("/etc/passwd", "utf8").split("\\n").find((l) => l.startsWith("probe:")) ?? null,
-	pi: realpathSync("node_modules/pi-demo"), args: process.execArgv,
+	pi: realpathSync("node_modules/pi-demo"), args: process.execArgv, shared,
 	writes: {here: tries("here.txt"), tmp: tries("/tmp/x"), home: tries(`${process.env.HOME}/x`),
 	         usr: tries("/usr/x"), pi: tries("node_modules/pi-demo/x")},
 	child: execFileSync("/bin/sh", ["-c", "ulimit -c; ulimit -v; pwd"], {encoding: "utf8"}),
+	...(inside ? {
+		top: Object.fromEntries(top.map((name) => [name, statSync(`/${name}`, {throwIfNoEntry: false}) === undefined ? "?"
+			: (() => { try { return `-> ${readlinkSync(`/${name}`)}`; } catch { return "folder"; } })()])),
+		etc: readdirSync("/etc").sort(), group: readFileSync("/etc/group", "utf8"),
+		probe: readdirSync("/probe").sort(), xdg: readdirSync("/probe/xdg").sort(),
+		modes: Object.fromEntries(["D1.mjs", "_shared.mjs", "xdg/runtime"].map((p) => [p, (statSync(p).mode & 0o777).toString(8)])),
+		mib: Object.fromEntries(["/tmp", "/probe"].map((p) => { const s = statfsSync(p); return [p, s.blocks * s.bsize / 2 ** 20]; })),
+		writable: writable(["/", "/etc", "/etc/passwd", "/etc/group", "/etc/ld.so.cache", "/etc/alternatives", "/opt",
+			"/opt/node/bin", "/opt/harness", "/opt/harness/offline.mjs", "/opt/pi", "/opt/pi/node_modules", "/usr",
+			"/usr/lib", "/bin/", "/sbin/", "/lib/", "/lib64/", "/probe", "D1.mjs", "_shared.mjs", "/probe/xdg/runtime",
+			"/tmp"]),
+	} : {}),
 }));
 """
 
@@ -299,6 +318,7 @@ def test_a_probe_runs_in_its_own_folder_with_a_clean_environment(tmp_path: Path)
     """What a probe finds around it, in the sandbox and under Node's permission model alone: its
     folder, the environment it is given, where it may write, the limits its children inherit."""
     demo = probed_map(tmp_path, {"D1": (SURROUNDINGS, ())})
+    (script_of(tmp_path, "D1").parent / "_shared.mjs").write_text('export const shared = "beside it";\n')
     install = cached_pi(demo)
     node = find_node()
     flags = ["--permission", "--allow-fs-read=*", "--allow-fs-write={}", "--allow-child-process", "--allow-worker",
@@ -323,6 +343,19 @@ def test_a_probe_runs_in_its_own_folder_with_a_clean_environment(tmp_path: Path)
     assert seen["child"] == "0\n4194304\n/probe\n"  # no core dumps; 4096 MiB of address space a process
     assert seen["args"] == [f.format("/probe") for f in flags[:3]] + ["--allow-fs-write=/tmp", *flags[3:],
                                                                      "file:///opt/harness/offline.mjs"]
+    # built from nothing: the system's folders as the machine has them (links where /usr is merged),
+    # from /etc only what the dynamic linker and Debian's command links need, and its own user and group
+    system = {t.lstrip("/"): f"-> {os.readlink(t)}" if os.path.islink(t) else "folder"
+              for t in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32") if os.path.lexists(t)}
+    assert seen["top"] == {**system, **{t: "folder" for t in ("dev", "etc", "opt", "probe", "proc", "tmp", "usr")}}
+    assert seen["etc"] == sorted(["ld.so.cache", "alternatives", "passwd", "group"])
+    assert seen["group"] == "root:x:0:\nprobe:x:1000:\n"
+    assert seen["probe"] == ["D1.mjs", "_shared.mjs", "here.txt", "home", "node_modules", "tmp", "xdg"]
+    assert seen["xdg"] == ["cache", "config", "data", "runtime", "state"]
+    assert seen["shared"] == "beside it"
+    assert seen["modes"] == {"D1.mjs": "444", "_shared.mjs": "444", "xdg/runtime": "700"}
+    assert seen["mib"] == {"/tmp": 256, "/probe": 256}  # the folders a probe writes are bounded
+    assert seen["writable"] == ["/probe", "/probe/xdg/runtime", "/tmp"], "only its folder and /tmp can be written"
 
     [alone] = run_probes(demo, sandbox=choose_sandbox(weak=True))
     seen = alone.result
@@ -336,6 +369,26 @@ def test_a_probe_runs_in_its_own_folder_with_a_clean_environment(tmp_path: Path)
     assert seen["child"] == f"0\n4194304\n{work}\n"
     assert seen["args"] == [f.format(work) for f in flags] + [(Path(probe_run.__file__).parent / "offline.mjs").as_uri()]
     assert not Path(work).parent.exists(), "the probe's folder is removed after its run"
+
+
+def test_without_a_merged_usr_the_system_folders_are_bound_read_only(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a machine whose /bin, /lib… are folders rather than links into /usr (here: this machine's
+    links taken for folders), each is bound read-only: the probe's shell runs from there, and may
+    write none of them (asked with access(2): nothing is written)."""
+    tops = [t for t in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32") if os.path.isdir(t)]
+    islink = os.path.islink
+    monkeypatch.setattr(os.path, "islink", lambda path: path not in tops and islink(path))
+    demo = probed_map(tmp_path, {"D1": (
+        'import { lstatSync } from "node:fs";\n'
+        'import { execFileSync } from "node:child_process";\n'
+        f'const tops = {json.dumps([t.lstrip("/") for t in tops])};\n'
+        'console.log(JSON.stringify({folders: tops.filter((t) => lstatSync(`/${t}`).isDirectory()),\n'
+        '  writable: execFileSync("/bin/sh", ["-c", \'for t in "$@"; do [ -w "/$t" ] && echo "$t"; done; echo ran\', "sh",\n'
+        '    ...tops], {encoding: "utf8"})}));\n', ())})
+    cached_pi(demo)
+    [result] = run_probes(demo)
+    assert result.result == {"folders": [t.lstrip("/") for t in tops], "writable": "ran\n"}, result.message
 
 
 @pytest.mark.parametrize("kind", ["bwrap", "node-only"])
