@@ -78,7 +78,7 @@ def test_each_probe_holds_fails_or_says_why_it_could_not_run(tmp_path: Path) -> 
     sandbox = choose_sandbox().name
     assert r["D1"] == ProbeResult("demo", "D1", "holds", "what D1 shows", {"ran": True, "count": 2}, r["D1"].seconds,
                                   PIN, script_of(tmp_path, "D1"), sandbox=sandbox, expect=(("ran", True), ("count", 2)))
-    assert r["D1"].seconds > 0 and r["D1"].message is None
+    assert 0 < r["D1"].seconds < Limits().seconds and r["D1"].message is None  # it was not stopped
     assert r["D2"].status == "fails" and r["D2"].result == {"ran": 1, "said": "x"}
     assert r["D2"].message == ('decisions/demo/probes/D2.mjs: does not hold with pi 1.0.0: ran: expected true, got 1; '
                                'said: expected "y", got "x"; missing: expected null, got nothing')
@@ -120,6 +120,90 @@ def test_a_probe_past_its_time_or_output_is_stopped_and_says_so(tmp_path: Path) 
     # the output limit with room to start: on a loaded machine Node can take a second to print at all
     r = by_id(run_probes(demo, ids=["D2"], limits=Limits(seconds=120, output_bytes=1000)))
     assert r["D2"].reason.startswith("the probe printed more than 1,000 bytes and was stopped")
+
+
+def test_a_probe_that_closes_its_output_is_still_waited_for_and_heard(tmp_path: Path) -> None:
+    """What a probe says is read to its end on both streams, whichever closes first; a probe that
+    closed them is waited for until it exits, or stopped at its time limit."""
+    close = 'import { closeSync } from "node:fs";\n'
+    demo = probed_map(tmp_path, {
+        # its result printed, both streams closed, then a moment's work before it exits
+        "D1": (close + 'console.log(JSON.stringify({ran: true}));\ncloseSync(1);\ncloseSync(2);\n'
+               'setTimeout(() => process.exit(0), 500);\n', (("ran", True),)),
+        # stdout closed first, then the reason it fails on stderr
+        "D2": (close + 'closeSync(1);\nsetTimeout(() => { console.error("late words"); process.exit(3); }, 300);\n', ()),
+        # both closed, then it never ends
+        "D3": (close + 'closeSync(1);\ncloseSync(2);\nsetInterval(() => {}, 1000);\n', ()),
+    })
+    cached_pi(demo)
+    # (under bwrap, bwrap itself holds both streams open until the probe ends: closed only without it)
+    alone = choose_sandbox(weak=True)
+    r = by_id(run_probes(demo, ids=["D1", "D2"], sandbox=alone))
+    assert r["D1"].status == "holds", r["D1"].message
+    assert r["D2"].reason == "the probe failed (exit code 3): late words (run with pi 1.0.0)"
+    [stuck] = run_probes(demo, ids=["D3"], limits=Limits(seconds=1), sandbox=alone)
+    assert stuck.reason.startswith("the probe did not finish within 1 s and was stopped"), stuck.reason
+
+
+def test_what_a_probe_prints_is_read_whatever_its_bytes(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8 show as replacement characters, on stdout and stderr; a result of
+    exactly the output limit is taken; an error naming the script's path in the sandbox names it
+    as the reader knows it."""
+    result = 'console.log(JSON.stringify({ran: true}));\n'
+    demo = probed_map(tmp_path, {
+        "D1": ('process.stdout.write(Buffer.from([0xff, 0xfe, 0x0a]));\n' + result, (("ran", True),)),
+        "D2": ('process.stderr.write(Buffer.from([0x62, 0x61, 0x64, 0xff, 0x0a]));\nprocess.exit(4);\n', ()),
+        "D3": ('import { fileURLToPath } from "node:url";\nimport { shared } from "./_shared.mjs";\n'
+               'throw new Error(`${process.argv[1]} with ${fileURLToPath(new URL("./_shared.mjs", import.meta.url))}`);\n',
+               ()),
+        "D4": (result, (("ran", True),)),
+    })
+    (script_of(tmp_path, "D3").parent / "_shared.mjs").write_text("export const shared = 1;\n")
+    cached_pi(demo)
+    r = by_id(run_probes(demo, ids=["D1", "D2", "D3"]))
+    assert r["D1"].status == "holds", r["D1"].message
+    assert r["D2"].reason == "the probe failed (exit code 4): bad\ufffd (run with pi 1.0.0)"
+    assert r["D3"].reason.startswith("the probe failed (exit code 1): Error: decisions/demo/probes/D3.mjs with "
+                                     "decisions/demo/probes/_shared.mjs"), r["D3"].reason
+    [exact] = run_probes(demo, ids=["D4"], limits=Limits(output_bytes=len(b'{"ran":true}\n')))
+    assert exact.status == "holds", exact.message
+
+
+def test_a_probe_reads_no_input(tmp_path: Path) -> None:
+    """The probe's stdin is empty, not the terminal or pipe `probe` was started from (here a pipe
+    that never ends: read from it, the probe would wait until its time limit)."""
+    demo = probed_map(tmp_path, {"D1": ('import { readFileSync } from "node:fs";\n'
+                                        'console.log(JSON.stringify({input: readFileSync(0, "utf8")}));\n',
+                                        (("input", ""),))})
+    cached_pi(demo)
+    own_stdin = os.dup(0)
+    never_ends, writer = os.pipe()
+    os.dup2(never_ends, 0)
+    try:
+        [result] = run_probes(demo, limits=Limits(seconds=20))
+    finally:
+        os.dup2(own_stdin, 0)
+        for fd in (own_stdin, never_ends, writer):
+            os.close(fd)
+    assert result.status == "holds", result.message
+
+
+def test_a_probe_that_starts_too_many_processes_is_refused_them_and_told(tmp_path: Path) -> None:
+    """The process limit holds for the probe's whole tree (its control group): past it, a new
+    process is refused, and the failure says which limit it hit."""
+    from generator.probes.limits import tree_limits
+
+    require("control groups for a probe's whole tree", tree_limits() != "rlimit", "none can be made here")
+    demo = probed_map(tmp_path, {"D1": (
+        'import { spawn } from "node:child_process";\nlet started = 0;\n'
+        'for (let i = 0; i < 60; i++) {\n'  # bounded: 60 at most, each gone within a minute
+        '  await new Promise((resolve, reject) => { const child = spawn("sleep", ["60"], {stdio: "ignore"});\n'
+        '    child.on("spawn", () => { started++; resolve(); }); child.on("error", reject); });\n'
+        '}\nconsole.log(JSON.stringify({started}));\nprocess.exit(0);\n', ())})
+    cached_pi(demo)
+    [result] = run_probes(demo, limits=Limits(processes=40))
+    assert result.reason is not None and result.reason.startswith(
+        "the probe started more than 40 processes and threads at once, the limit for a probe"), result.reason
 
 
 def test_a_bad_time_limit_in_the_environment_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -398,8 +482,9 @@ def test_without_a_control_group_a_detached_child_is_stopped_with_its_probe(kind
     from generator.probes.sandbox import Sandbox
 
     marker = f"detached-{uuid.uuid4().hex}"
+    leader = f"leader-{uuid.uuid4().hex[:8]}"  # the probe's own Node, renamed to be found by it
     demo = probed_map(tmp_path, {"D1": (
-        'import { spawn } from "node:child_process";\n'
+        f'process.title = "{leader}";\nimport {{ spawn }} from "node:child_process";\n'
         f'spawn(process.execPath, ["-e", "setInterval(() => {{}}, 1000)", "{marker}"], {{detached: true, stdio: "ignore"}})'
         '.unref();\nsetInterval(() => {}, 1000);\n', ())})
     cached_pi(demo)
@@ -408,8 +493,9 @@ def test_without_a_control_group_a_detached_child_is_stopped_with_its_probe(kind
         [result] = run_probes(demo, limits=Limits(seconds=2), sandbox=Sandbox(chosen.kind, "rlimit", chosen.bwrap))
         assert result.sandbox == f"{kind}+rlimit" and result.reason.startswith("the probe did not finish within 2 s")
         assert live_with(marker) == [], "the detached child is gone once the probe's run is over"
+        assert live_with(leader) == [], "the probe itself is gone once its run is over"
     finally:
-        for pid in live_with(marker):  # (what a failure left behind)
+        for pid in live_with(marker) + live_with(leader):  # (what a failure left behind)
             os.kill(pid, signal.SIGKILL)
 
 
