@@ -459,20 +459,26 @@ def test_without_a_merged_usr_the_system_folders_are_bound_read_only(tmp_path: P
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """On a machine whose /bin, /lib… are folders rather than links into /usr (here: this machine's
     links taken for folders), each is bound read-only: the probe's shell runs from there, and may
-    write none of them (asked with access(2): nothing is written)."""
+    write none of them (asked with access(2): nothing is written). The 32-bit library folders this
+    machine lacks, taken for links into /usr, are the same links in the sandbox."""
     tops = [t for t in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32") if os.path.isdir(t)]
-    islink = os.path.islink
-    monkeypatch.setattr(os.path, "islink", lambda path: path not in tops and islink(path))
+    links = {t: f"usr{t}" for t in ("/lib32", "/libx32") if t not in tops}
+    islink, readlink = os.path.islink, os.readlink
+    monkeypatch.setattr(os.path, "islink", lambda path: path in links or (path not in tops and islink(path)))
+    monkeypatch.setattr(os, "readlink", lambda path, **kw: links[path] if path in links else readlink(path, **kw))
     demo = probed_map(tmp_path, {"D1": (
-        'import { lstatSync } from "node:fs";\n'
+        'import { lstatSync, readlinkSync } from "node:fs";\n'
         'import { execFileSync } from "node:child_process";\n'
         f'const tops = {json.dumps([t.lstrip("/") for t in tops])};\n'
+        f'const links = {json.dumps([t.lstrip("/") for t in links])};\n'
         'console.log(JSON.stringify({folders: tops.filter((t) => lstatSync(`/${t}`).isDirectory()),\n'
+        '  links: links.map((t) => { try { return readlinkSync(`/${t}`); } catch { return null; } }),\n'
         '  writable: execFileSync("/bin/sh", ["-c", \'for t in "$@"; do [ -w "/$t" ] && echo "$t"; done; echo ran\', "sh",\n'
         '    ...tops], {encoding: "utf8"})}));\n', ())})
     cached_pi(demo)
     [result] = run_probes(demo)
-    assert result.result == {"folders": [t.lstrip("/") for t in tops], "writable": "ran\n"}, result.message
+    assert result.result == {"folders": [t.lstrip("/") for t in tops], "links": list(links.values()),
+                             "writable": "ran\n"}, result.message
 
 
 @pytest.mark.parametrize("kind", ["bwrap", "node-only"])
