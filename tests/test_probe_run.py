@@ -489,10 +489,14 @@ def test_without_a_control_group_a_detached_child_is_stopped_with_its_probe(kind
 
     marker = f"detached-{uuid.uuid4().hex}"
     leader = f"leader-{uuid.uuid4().hex[:8]}"  # the probe's own Node, renamed to be found by it
+    # and a grandchild in a session of its own, under a name holding ")" (as /proc/PID/stat shows it)
     demo = probed_map(tmp_path, {"D1": (
         f'process.title = "{leader}";\nimport {{ spawn }} from "node:child_process";\n'
         f'spawn(process.execPath, ["-e", "setInterval(() => {{}}, 1000)", "{marker}"], {{detached: true, stdio: "ignore"}})'
-        '.unref();\nsetInterval(() => {}, 1000);\n', ())})
+        '.unref();\n'
+        'spawn("/bin/sh", ["-c", \'ln -s "$(command -v sleep)" "./)$1" && setsid "./)$1" 120 & wait\', "sh",\n'
+        f'  "{marker}-grandchild"], {{detached: true, stdio: "ignore"}}).unref();\n'
+        'setInterval(() => {}, 1000);\n', ())})
     cached_pi(demo)
     chosen = choose_sandbox(weak=kind == "node-only")
     try:
