@@ -669,7 +669,10 @@ def test_probe_stopped_by_sigterm_ends_every_sandbox_and_gives_the_signal_back(t
         signal.signal(signal.SIGTERM, kept)
 
 
-def test_a_probe_not_started_when_probe_is_stopped_never_starts(tmp_path: Path) -> None:
+@pytest.mark.parametrize("limited", ["as here", "rlimit"], ids=["limits as here", "without a control group"])
+def test_a_probe_not_started_when_probe_is_stopped_never_starts(limited: str, tmp_path: Path) -> None:
+    from generator.probes.sandbox import Sandbox
+
     marker = f"probe-{uuid.uuid4().hex}"
     hang = ('import { spawn } from "node:child_process";\n'
             f'spawn("sh", ["-c", "sleep 60; echo {marker}"]);\nsetInterval(() => {{}}, 1000);\n')
@@ -683,11 +686,15 @@ def test_a_probe_not_started_when_probe_is_stopped_never_starts(tmp_path: Path) 
             time.sleep(0.02)
         stop_every_run()
 
+    chosen = choose_sandbox()
+    sandbox = chosen if limited == "as here" else Sandbox(chosen.kind, "rlimit", chosen.bwrap)
     threading.Thread(target=stop_when_running, daemon=True).start()
-    results = by_id(run_probes(demo, limits=Limits(seconds=20)))
+    results = by_id(run_probes(demo, limits=Limits(seconds=20), sandbox=sandbox))
     assert [results[i].status for i in ("D1", "D2")] == ["error", "error"], "ended with what they started"
+    assert all(results[i].reason.startswith("the probe failed (signal 9)") for i in ("D1", "D2")), \
+        "both killed by the stop, not at their time limit"
     assert results["D3"] == ProbeResult("demo", "D3", "error", "what D3 shows", {}, 0.0, PIN, script_of(tmp_path, "D3"),
-                                        reason="not run: probe was stopped", sandbox=choose_sandbox().name)
+                                        reason="not run: probe was stopped", sandbox=sandbox.name)
     assert live_with(marker) == []
 
 
