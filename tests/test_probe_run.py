@@ -382,6 +382,7 @@ console.log(JSON.stringify({
 	writes: {here: tries("here.txt"), tmp: tries("/tmp/x"), home: tries(`${process.env.HOME}/x`),
 	         usr: tries("/usr/x"), pi: tries("node_modules/pi-demo/x")},
 	child: execFileSync("/bin/sh", ["-c", "ulimit -c; ulimit -v; pwd"], {encoding: "utf8"}),
+	runtime: (statSync(process.env.XDG_RUNTIME_DIR).mode & 0o777).toString(8),
 	...(inside ? {
 		top: Object.fromEntries(top.map((name) => [name, statSync(`/${name}`, {throwIfNoEntry: false}) === undefined ? "?"
 			: (() => { try { return `-> ${readlinkSync(`/${name}`)}`; } catch { return "folder"; } })()])),
@@ -451,6 +452,7 @@ def test_a_probe_runs_in_its_own_folder_with_a_clean_environment(tmp_path: Path)
     assert {k: v for k, v in seen["writes"].items() if k != "pi"} == {"here": True, "tmp": False, "home": True,
                                                                       "usr": False}
     assert seen["child"] == f"0\n4194304\n{work}\n"
+    assert seen["runtime"] == "700", "XDG_RUNTIME_DIR is the probe's alone"
     assert seen["args"] == [f.format(work) for f in flags] + [(Path(probe_run.__file__).parent / "offline.mjs").as_uri()]
     assert not Path(work).parent.exists(), "the probe's folder is removed after its run"
 
