@@ -78,7 +78,7 @@ def test_each_probe_holds_fails_or_says_why_it_could_not_run(tmp_path: Path) -> 
     sandbox = choose_sandbox().name
     assert r["D1"] == ProbeResult("demo", "D1", "holds", "what D1 shows", {"ran": True, "count": 2}, r["D1"].seconds,
                                   PIN, script_of(tmp_path, "D1"), sandbox=sandbox, expect=(("ran", True), ("count", 2)))
-    assert r["D1"].seconds > 0 and r["D1"].message is None
+    assert 0 < r["D1"].seconds < Limits().seconds and r["D1"].message is None  # it was not stopped
     assert r["D2"].status == "fails" and r["D2"].result == {"ran": 1, "said": "x"}
     assert r["D2"].message == ('decisions/demo/probes/D2.mjs: does not hold with pi 1.0.0: ran: expected true, got 1; '
                                'said: expected "y", got "x"; missing: expected null, got nothing')
@@ -120,6 +120,90 @@ def test_a_probe_past_its_time_or_output_is_stopped_and_says_so(tmp_path: Path) 
     # the output limit with room to start: on a loaded machine Node can take a second to print at all
     r = by_id(run_probes(demo, ids=["D2"], limits=Limits(seconds=120, output_bytes=1000)))
     assert r["D2"].reason.startswith("the probe printed more than 1,000 bytes and was stopped")
+
+
+def test_a_probe_that_closes_its_output_is_still_waited_for_and_heard(tmp_path: Path) -> None:
+    """What a probe says is read to its end on both streams, whichever closes first; a probe that
+    closed them is waited for until it exits, or stopped at its time limit."""
+    close = 'import { closeSync } from "node:fs";\n'
+    demo = probed_map(tmp_path, {
+        # its result printed, both streams closed, then a moment's work before it exits
+        "D1": (close + 'console.log(JSON.stringify({ran: true}));\ncloseSync(1);\ncloseSync(2);\n'
+               'setTimeout(() => process.exit(0), 500);\n', (("ran", True),)),
+        # stdout closed first, then the reason it fails on stderr
+        "D2": (close + 'closeSync(1);\nsetTimeout(() => { console.error("late words"); process.exit(3); }, 300);\n', ()),
+        # both closed, then it never ends
+        "D3": (close + 'closeSync(1);\ncloseSync(2);\nsetInterval(() => {}, 1000);\n', ()),
+    })
+    cached_pi(demo)
+    # (under bwrap, bwrap itself holds both streams open until the probe ends: closed only without it)
+    alone = choose_sandbox(weak=True)
+    r = by_id(run_probes(demo, ids=["D1", "D2"], sandbox=alone))
+    assert r["D1"].status == "holds", r["D1"].message
+    assert r["D2"].reason == "the probe failed (exit code 3): late words (run with pi 1.0.0)"
+    [stuck] = run_probes(demo, ids=["D3"], limits=Limits(seconds=1), sandbox=alone)
+    assert stuck.reason.startswith("the probe did not finish within 1 s and was stopped"), stuck.reason
+
+
+def test_what_a_probe_prints_is_read_whatever_its_bytes(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8 show as replacement characters, on stdout and stderr; a result of
+    exactly the output limit is taken; an error naming the script's path in the sandbox names it
+    as the reader knows it."""
+    result = 'console.log(JSON.stringify({ran: true}));\n'
+    demo = probed_map(tmp_path, {
+        "D1": ('process.stdout.write(Buffer.from([0xff, 0xfe, 0x0a]));\n' + result, (("ran", True),)),
+        "D2": ('process.stderr.write(Buffer.from([0x62, 0x61, 0x64, 0xff, 0x0a]));\nprocess.exit(4);\n', ()),
+        "D3": ('import { fileURLToPath } from "node:url";\nimport { shared } from "./_shared.mjs";\n'
+               'throw new Error(`${process.argv[1]} with ${fileURLToPath(new URL("./_shared.mjs", import.meta.url))}`);\n',
+               ()),
+        "D4": (result, (("ran", True),)),
+    })
+    (script_of(tmp_path, "D3").parent / "_shared.mjs").write_text("export const shared = 1;\n")
+    cached_pi(demo)
+    r = by_id(run_probes(demo, ids=["D1", "D2", "D3"]))
+    assert r["D1"].status == "holds", r["D1"].message
+    assert r["D2"].reason == "the probe failed (exit code 4): bad\ufffd (run with pi 1.0.0)"
+    assert r["D3"].reason.startswith("the probe failed (exit code 1): Error: decisions/demo/probes/D3.mjs with "
+                                     "decisions/demo/probes/_shared.mjs"), r["D3"].reason
+    [exact] = run_probes(demo, ids=["D4"], limits=Limits(output_bytes=len(b'{"ran":true}\n')))
+    assert exact.status == "holds", exact.message
+
+
+def test_a_probe_reads_no_input(tmp_path: Path) -> None:
+    """The probe's stdin is empty, not the terminal or pipe `probe` was started from (here a pipe
+    that never ends: read from it, the probe would wait until its time limit)."""
+    demo = probed_map(tmp_path, {"D1": ('import { readFileSync } from "node:fs";\n'
+                                        'console.log(JSON.stringify({input: readFileSync(0, "utf8")}));\n',
+                                        (("input", ""),))})
+    cached_pi(demo)
+    own_stdin = os.dup(0)
+    never_ends, writer = os.pipe()
+    os.dup2(never_ends, 0)
+    try:
+        [result] = run_probes(demo, limits=Limits(seconds=20))
+    finally:
+        os.dup2(own_stdin, 0)
+        for fd in (own_stdin, never_ends, writer):
+            os.close(fd)
+    assert result.status == "holds", result.message
+
+
+def test_a_probe_that_starts_too_many_processes_is_refused_them_and_told(tmp_path: Path) -> None:
+    """The process limit holds for the probe's whole tree (its control group): past it, a new
+    process is refused, and the failure says which limit it hit."""
+    from generator.probes.limits import tree_limits
+
+    require("control groups for a probe's whole tree", tree_limits() != "rlimit", "none can be made here")
+    demo = probed_map(tmp_path, {"D1": (
+        'import { spawn } from "node:child_process";\nlet started = 0;\n'
+        'for (let i = 0; i < 60; i++) {\n'  # bounded: 60 at most, each gone within a minute
+        '  await new Promise((resolve, reject) => { const child = spawn("sleep", ["60"], {stdio: "ignore"});\n'
+        '    child.on("spawn", () => { started++; resolve(); }); child.on("error", reject); });\n'
+        '}\nconsole.log(JSON.stringify({started}));\nprocess.exit(0);\n', ())})
+    cached_pi(demo)
+    [result] = run_probes(demo, limits=Limits(processes=40))
+    assert result.reason is not None and result.reason.startswith(
+        "the probe started more than 40 processes and threads at once, the limit for a probe"), result.reason
 
 
 def test_a_bad_time_limit_in_the_environment_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -280,17 +364,37 @@ def test_a_probe_sees_the_probe_settings_and_nothing_else(tmp_path: Path, monkey
     assert run_probes(demo)[0].result == {"depth": "3", "key": None}
 
 
-SURROUNDINGS = """import { writeFileSync, readFileSync, realpathSync } from "node:fs";
+SURROUNDINGS = """import { writeFileSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync, statfsSync } from "node:fs";
 import { hostname } from "node:os";
 import { execFileSync } from "node:child_process";
+import { shared } from "./_shared.mjs";
 const tries = (path) => { try { writeFileSync(path, "x"); return true; } catch { return false; } };
+// only in the sandbox (no /probe elsewhere): the writes to the system's folders, and what is there
+const inside = process.cwd() === "/probe";
+// what a process not bound by Node's permission model may write (access(2): nothing is written)
+const writable = (paths) => execFileSync("/bin/sh", ["-c", 'for p in "$@"; do [ -w "$p" ] && echo "$p"; done; true',
+	"sh", ...paths], {encoding: "utf8"}).split("\\n").filter(Boolean);
+const top = inside ? readdirSync("/").sort() : [];
 console.log(JSON.stringify({
 	env: process.env, cwd: process.cwd(), uid: process.getuid(), gid: process.getgid(), host: hostname(),
 	user: readFileSync("/etc/passwd", "utf8").split("\\n").find((l) => l.startsWith("probe:")) ?? null,
-	pi: realpathSync("node_modules/pi-demo"), args: process.execArgv,
+	pi: realpathSync("node_modules/pi-demo"), args: process.execArgv, shared,
 	writes: {here: tries("here.txt"), tmp: tries("/tmp/x"), home: tries(`${process.env.HOME}/x`),
 	         usr: tries("/usr/x"), pi: tries("node_modules/pi-demo/x")},
 	child: execFileSync("/bin/sh", ["-c", "ulimit -c; ulimit -v; pwd"], {encoding: "utf8"}),
+	runtime: (statSync(process.env.XDG_RUNTIME_DIR).mode & 0o777).toString(8),
+	...(inside ? {
+		top: Object.fromEntries(top.map((name) => [name, statSync(`/${name}`, {throwIfNoEntry: false}) === undefined ? "?"
+			: (() => { try { return `-> ${readlinkSync(`/${name}`)}`; } catch { return "folder"; } })()])),
+		etc: readdirSync("/etc").sort(), group: readFileSync("/etc/group", "utf8"),
+		probe: readdirSync("/probe").sort(), xdg: readdirSync("/probe/xdg").sort(),
+		modes: Object.fromEntries(["D1.mjs", "_shared.mjs", "xdg/runtime"].map((p) => [p, (statSync(p).mode & 0o777).toString(8)])),
+		mib: Object.fromEntries(["/tmp", "/probe"].map((p) => { const s = statfsSync(p); return [p, s.blocks * s.bsize / 2 ** 20]; })),
+		writable: writable(["/", "/etc", "/etc/passwd", "/etc/group", "/etc/ld.so.cache", "/etc/alternatives", "/opt",
+			"/opt/node/bin", "/opt/harness", "/opt/harness/offline.mjs", "/opt/pi", "/opt/pi/node_modules", "/usr",
+			"/usr/lib", "/bin/", "/sbin/", "/lib/", "/lib64/", "/probe", "D1.mjs", "_shared.mjs", "/probe/xdg/runtime",
+			"/tmp"]),
+	} : {}),
 }));
 """
 
@@ -299,6 +403,7 @@ def test_a_probe_runs_in_its_own_folder_with_a_clean_environment(tmp_path: Path)
     """What a probe finds around it, in the sandbox and under Node's permission model alone: its
     folder, the environment it is given, where it may write, the limits its children inherit."""
     demo = probed_map(tmp_path, {"D1": (SURROUNDINGS, ())})
+    (script_of(tmp_path, "D1").parent / "_shared.mjs").write_text('export const shared = "beside it";\n')
     install = cached_pi(demo)
     node = find_node()
     flags = ["--permission", "--allow-fs-read=*", "--allow-fs-write={}", "--allow-child-process", "--allow-worker",
@@ -323,6 +428,19 @@ def test_a_probe_runs_in_its_own_folder_with_a_clean_environment(tmp_path: Path)
     assert seen["child"] == "0\n4194304\n/probe\n"  # no core dumps; 4096 MiB of address space a process
     assert seen["args"] == [f.format("/probe") for f in flags[:3]] + ["--allow-fs-write=/tmp", *flags[3:],
                                                                      "file:///opt/harness/offline.mjs"]
+    # built from nothing: the system's folders as the machine has them (links where /usr is merged),
+    # from /etc only what the dynamic linker and Debian's command links need, and its own user and group
+    system = {t.lstrip("/"): f"-> {os.readlink(t)}" if os.path.islink(t) else "folder"
+              for t in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32") if os.path.lexists(t)}
+    assert seen["top"] == {**system, **{t: "folder" for t in ("dev", "etc", "opt", "probe", "proc", "tmp", "usr")}}
+    assert seen["etc"] == sorted(["ld.so.cache", "alternatives", "passwd", "group"])
+    assert seen["group"] == "root:x:0:\nprobe:x:1000:\n"
+    assert seen["probe"] == ["D1.mjs", "_shared.mjs", "here.txt", "home", "node_modules", "tmp", "xdg"]
+    assert seen["xdg"] == ["cache", "config", "data", "runtime", "state"]
+    assert seen["shared"] == "beside it"
+    assert seen["modes"] == {"D1.mjs": "444", "_shared.mjs": "444", "xdg/runtime": "700"}
+    assert seen["mib"] == {"/tmp": 256, "/probe": 256}  # the folders a probe writes are bounded
+    assert seen["writable"] == ["/probe", "/probe/xdg/runtime", "/tmp"], "only its folder and /tmp can be written"
 
     [alone] = run_probes(demo, sandbox=choose_sandbox(weak=True))
     seen = alone.result
@@ -334,8 +452,35 @@ def test_a_probe_runs_in_its_own_folder_with_a_clean_environment(tmp_path: Path)
     assert {k: v for k, v in seen["writes"].items() if k != "pi"} == {"here": True, "tmp": False, "home": True,
                                                                       "usr": False}
     assert seen["child"] == f"0\n4194304\n{work}\n"
+    assert seen["runtime"] == "700", "XDG_RUNTIME_DIR is the probe's alone"
     assert seen["args"] == [f.format(work) for f in flags] + [(Path(probe_run.__file__).parent / "offline.mjs").as_uri()]
     assert not Path(work).parent.exists(), "the probe's folder is removed after its run"
+
+
+def test_without_a_merged_usr_the_system_folders_are_bound_read_only(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a machine whose /bin, /lib… are folders rather than links into /usr (here: this machine's
+    links taken for folders), each is bound read-only: the probe's shell runs from there, and may
+    write none of them (asked with access(2): nothing is written). The 32-bit library folders this
+    machine lacks, taken for links into /usr, are the same links in the sandbox."""
+    tops = [t for t in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32") if os.path.isdir(t)]
+    links = {t: f"usr{t}" for t in ("/lib32", "/libx32") if t not in tops}
+    islink, readlink = os.path.islink, os.readlink
+    monkeypatch.setattr(os.path, "islink", lambda path: path in links or (path not in tops and islink(path)))
+    monkeypatch.setattr(os, "readlink", lambda path, **kw: links[path] if path in links else readlink(path, **kw))
+    demo = probed_map(tmp_path, {"D1": (
+        'import { lstatSync, readlinkSync } from "node:fs";\n'
+        'import { execFileSync } from "node:child_process";\n'
+        f'const tops = {json.dumps([t.lstrip("/") for t in tops])};\n'
+        f'const links = {json.dumps([t.lstrip("/") for t in links])};\n'
+        'console.log(JSON.stringify({folders: tops.filter((t) => lstatSync(`/${t}`).isDirectory()),\n'
+        '  links: links.map((t) => { try { return readlinkSync(`/${t}`); } catch { return null; } }),\n'
+        '  writable: execFileSync("/bin/sh", ["-c", \'for t in "$@"; do [ -w "/$t" ] && echo "$t"; done; echo ran\', "sh",\n'
+        '    ...tops], {encoding: "utf8"})}));\n', ())})
+    cached_pi(demo)
+    [result] = run_probes(demo)
+    assert result.result == {"folders": [t.lstrip("/") for t in tops], "links": list(links.values()),
+                             "writable": "ran\n"}, result.message
 
 
 @pytest.mark.parametrize("kind", ["bwrap", "node-only"])
@@ -345,18 +490,24 @@ def test_without_a_control_group_a_detached_child_is_stopped_with_its_probe(kind
     from generator.probes.sandbox import Sandbox
 
     marker = f"detached-{uuid.uuid4().hex}"
+    leader = f"leader-{uuid.uuid4().hex[:8]}"  # the probe's own Node, renamed to be found by it
+    # and a grandchild in a session of its own, under a name holding ")" (as /proc/PID/stat shows it)
     demo = probed_map(tmp_path, {"D1": (
-        'import { spawn } from "node:child_process";\n'
+        f'process.title = "{leader}";\nimport {{ spawn }} from "node:child_process";\n'
         f'spawn(process.execPath, ["-e", "setInterval(() => {{}}, 1000)", "{marker}"], {{detached: true, stdio: "ignore"}})'
-        '.unref();\nsetInterval(() => {}, 1000);\n', ())})
+        '.unref();\n'
+        'spawn("/bin/sh", ["-c", \'ln -s "$(command -v sleep)" "./)$1" && setsid "./)$1" 120 & wait\', "sh",\n'
+        f'  "{marker}-grandchild"], {{detached: true, stdio: "ignore"}}).unref();\n'
+        'setInterval(() => {}, 1000);\n', ())})
     cached_pi(demo)
     chosen = choose_sandbox(weak=kind == "node-only")
     try:
         [result] = run_probes(demo, limits=Limits(seconds=2), sandbox=Sandbox(chosen.kind, "rlimit", chosen.bwrap))
         assert result.sandbox == f"{kind}+rlimit" and result.reason.startswith("the probe did not finish within 2 s")
         assert live_with(marker) == [], "the detached child is gone once the probe's run is over"
+        assert live_with(leader) == [], "the probe itself is gone once its run is over"
     finally:
-        for pid in live_with(marker):  # (what a failure left behind)
+        for pid in live_with(marker) + live_with(leader):  # (what a failure left behind)
             os.kill(pid, signal.SIGKILL)
 
 
@@ -520,7 +671,10 @@ def test_probe_stopped_by_sigterm_ends_every_sandbox_and_gives_the_signal_back(t
         signal.signal(signal.SIGTERM, kept)
 
 
-def test_a_probe_not_started_when_probe_is_stopped_never_starts(tmp_path: Path) -> None:
+@pytest.mark.parametrize("limited", ["as here", "rlimit"], ids=["limits as here", "without a control group"])
+def test_a_probe_not_started_when_probe_is_stopped_never_starts(limited: str, tmp_path: Path) -> None:
+    from generator.probes.sandbox import Sandbox
+
     marker = f"probe-{uuid.uuid4().hex}"
     hang = ('import { spawn } from "node:child_process";\n'
             f'spawn("sh", ["-c", "sleep 60; echo {marker}"]);\nsetInterval(() => {{}}, 1000);\n')
@@ -534,11 +688,15 @@ def test_a_probe_not_started_when_probe_is_stopped_never_starts(tmp_path: Path) 
             time.sleep(0.02)
         stop_every_run()
 
+    chosen = choose_sandbox()
+    sandbox = chosen if limited == "as here" else Sandbox(chosen.kind, "rlimit", chosen.bwrap)
     threading.Thread(target=stop_when_running, daemon=True).start()
-    results = by_id(run_probes(demo, limits=Limits(seconds=20)))
+    results = by_id(run_probes(demo, limits=Limits(seconds=20), sandbox=sandbox))
     assert [results[i].status for i in ("D1", "D2")] == ["error", "error"], "ended with what they started"
+    assert all(results[i].reason.startswith("the probe failed (signal 9)") for i in ("D1", "D2")), \
+        "both killed by the stop, not at their time limit"
     assert results["D3"] == ProbeResult("demo", "D3", "error", "what D3 shows", {}, 0.0, PIN, script_of(tmp_path, "D3"),
-                                        reason="not run: probe was stopped", sandbox=choose_sandbox().name)
+                                        reason="not run: probe was stopped", sandbox=sandbox.name)
     assert live_with(marker) == []
 
 

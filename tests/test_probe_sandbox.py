@@ -727,6 +727,109 @@ def test_bwrap_that_cannot_make_its_sandbox_is_no_sandbox(tmp_path: Path, capsys
     assert f"error: {fake} cannot make its sandbox here (bwrap: setting up uid map: Permission denied)" in run.stderr
 
 
+@pytest.fixture
+def bwrap_checked_anew(monkeypatch: pytest.MonkeyPatch):
+    """Which bwrap works is found once per process (choose_sandbox keeps the answer): each test here
+    has it found anew, with its own PATH and stand-ins, and leaves no stand-in's answer kept."""
+    from generator.probes.sandbox import _working_bwrap
+
+    monkeypatch.delenv("DECISION_MAP_BWRAP", raising=False)
+    monkeypatch.delenv("DECISION_MAP_PROBE_SANDBOX", raising=False)
+    _working_bwrap.cache_clear()
+    yield
+    _working_bwrap.cache_clear()
+
+
+def stand_in_bwrap(folder: Path, script: str, name: str = "bwrap") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    fake = folder / name
+    fake.write_text(script)
+    fake.chmod(0o755)
+    return fake
+
+
+def test_the_bwrap_found_is_the_one_on_path_or_else_usr_bin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            bwrap_checked_anew: None) -> None:
+    """Without DECISION_MAP_BWRAP, the bwrap on PATH makes the sandbox (here a stand-in that
+    succeeds); without one on PATH, /usr/bin/bwrap, which must then make a real sandbox here."""
+    from generator.probes.sandbox import _working_bwrap
+
+    require("bubblewrap in /usr/bin", os.access("/usr/bin/bwrap", os.X_OK), "no /usr/bin/bwrap")
+    true = shutil.which("true")
+    on_path = stand_in_bwrap(tmp_path / "bin", "#!/bin/sh\nexit 0\n")
+    monkeypatch.setenv("PATH", str(on_path.parent))
+    assert choose_sandbox().bwrap == str(on_path)
+    _working_bwrap.cache_clear()
+    tools = tmp_path / "tools"  # no bwrap, but the `true` the check runs in the sandbox
+    tools.mkdir()
+    (tools / "true").symlink_to(true)
+    monkeypatch.setenv("PATH", str(tools))
+    assert choose_sandbox().bwrap == "/usr/bin/bwrap"
+
+
+def test_bwrap_not_installed_anywhere_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           bwrap_checked_anew: None) -> None:
+    """No bwrap on PATH nor in /usr/bin (this machine's hidden): the message names no path, only
+    what to install."""
+    from generator.probes.sandbox import BWRAP_HINT
+
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: path != "/usr/bin/bwrap" and access(path, mode))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(SandboxMissing) as refused:
+        choose_sandbox()
+    assert str(refused.value) == f"probes run pi's code in a sandbox, and bubblewrap (bwrap) is not installed: {BWRAP_HINT}"
+
+
+def test_the_real_bwrap_is_taken_once_it_makes_the_probes_sandbox_here(bwrap_checked_anew: None) -> None:
+    """The check makes the sandbox the probes run in (every namespace, no capability, a read-only
+    root): here it works, and the bwrap on PATH is the one chosen."""
+    require("bubblewrap", shutil.which("bwrap") is not None, "apt-get install bubblewrap")
+    assert choose_sandbox().bwrap == shutil.which("bwrap")
+
+
+@pytest.mark.parametrize("script, said", [
+    ("#!/bin/sh\necho 'bwrap: setting up' >&2\necho 'bwrap: No permissions to create new namespace' >&2\n"
+     "echo '   ' >&2\necho >&2\nexit 3\n", "bwrap: No permissions to create new namespace"),
+    ("#!/bin/sh\nexit 1\n", "no message"),
+], ids=["its last line", "silent"])
+def test_a_bwrap_that_fails_is_refused_with_its_last_words(script: str, said: str, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch,
+                                                           bwrap_checked_anew: None) -> None:
+    from generator.probes.sandbox import BWRAP_HINT
+
+    fake = stand_in_bwrap(tmp_path, script)
+    monkeypatch.setenv("DECISION_MAP_BWRAP", str(fake))
+    with pytest.raises(SandboxMissing) as refused:
+        choose_sandbox()
+    assert str(refused.value) == (f"{fake} cannot make its sandbox here ({said}); where user namespaces are restricted "
+                                  "(Ubuntu 24.04's AppArmor, kernel.unprivileged_userns_clone=0), allow them for bwrap; "
+                                  f"{BWRAP_HINT}")
+
+
+def test_a_bwrap_that_cannot_be_run_or_hangs_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        bwrap_checked_anew: None) -> None:
+    """A file that is not a program, and a bwrap that never answers (cut short here: its wait
+    scaled down a hundredfold)."""
+    from generator.probes import sandbox
+    from generator.probes.sandbox import BWRAP_HINT
+
+    garbage = stand_in_bwrap(tmp_path / "garbage", "not a program\n")
+    monkeypatch.setenv("DECISION_MAP_BWRAP", str(garbage))
+    with pytest.raises(SandboxMissing) as refused:
+        choose_sandbox()
+    assert str(refused.value) == (f"{garbage} could not be run ([Errno 8] Exec format error: '{garbage}'); "
+                                  f"{BWRAP_HINT}")
+    hangs = stand_in_bwrap(tmp_path / "hangs", "#!/bin/sh\nexec sleep 60\n")
+    monkeypatch.setenv("DECISION_MAP_BWRAP", str(hangs))
+    run = subprocess.run
+    monkeypatch.setattr(sandbox.subprocess, "run",
+                        lambda *args, timeout=None, **kw: run(*args, timeout=timeout and timeout / 100, **kw))
+    with pytest.raises(SandboxMissing) as refused:
+        choose_sandbox()
+    assert str(refused.value).startswith(f"{hangs} could not be run (Command '") and "timed out after" in str(refused.value)
+
+
 # --- what went wrong, in a user's words (the line `probe` prints for a run that gave no result) -------------
 
 NODE_END = "\n\nNode.js v24.1.0\n"
