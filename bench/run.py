@@ -315,7 +315,8 @@ def bench_pages(rows: list) -> None:
 
 def _dom_elements(site: Path, paths: list[str]) -> dict[str, int]:
     """Elements in each page once it has loaded, counted in a real browser (none counted when there
-    is none): $DECISION_MAP_BROWSER, else /usr/bin/chromium, else Playwright's own."""
+    is none): $DECISION_MAP_BROWSER, else Debian's headless shell, else /usr/bin/chromium, else
+    Playwright's own (the browser tests' order: tests/browsing.py)."""
     import functools
     import http.server
     import threading
@@ -328,8 +329,8 @@ def _dom_elements(site: Path, paths: list[str]) -> dict[str, int]:
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    executable = os.environ.get("DECISION_MAP_BROWSER") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists()
-                                                             else None)
+    debian = [path for path in ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium") if Path(path).exists()]
+    executable = os.environ.get("DECISION_MAP_BROWSER") or next(iter(debian), None)
     counts = {}
     try:
         with sync_playwright() as playwright:

@@ -70,7 +70,6 @@ plugins:
 OLD_SITE = {"index.html": b"<p>the previous build</p>\n", "demo/index.html": b"<p>kept</p>\n"}
 
 COMMANDS = ("verify", "fix", "bump", "build")
-CHROMIUM = "/usr/bin/chromium"
 FIGURES: dict[str, dict[str, int]] = {c: {"tried": 0, "passed": 0} for c in COMMANDS}
 
 
@@ -413,24 +412,18 @@ def test_html_payloads_render_as_text_in_the_built_html(base: Project, tmp_path:
 
 
 @pytest.mark.browser
-def test_no_payload_script_runs_in_a_browser(base: Project, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_no_payload_script_runs_in_a_browser(base: Project, tmp_path: Path, capsys: pytest.CaptureFixture,
+                                             browser) -> None:
     """Every built page, opened in Chromium: no payload script runs, no dialog opens."""
-    require("a browser", Path(CHROMIUM).exists(), f"no {CHROMIUM} (apt-get install chromium; .ci/run does it)")
-    from playwright.sync_api import sync_playwright
-
     pages = build_payload_site(base, tmp_path, capsys)
     dialogs: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM)
-        try:
-            tab = browser.new_page()
-            tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-            for path in pages:
-                tab.goto(path.as_uri())
-                tab.wait_for_load_state("load")
-                assert tab.evaluate("typeof window.__pwned") == "undefined", path
-        finally:
-            browser.close()
+    tab = browser.new_page()
+    tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    for path in pages:
+        tab.goto(path.as_uri())
+        tab.wait_for_load_state("load")
+        assert tab.evaluate("typeof window.__pwned") == "undefined", path
+    tab.close()
     assert dialogs == []
 
 
