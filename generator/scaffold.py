@@ -196,7 +196,7 @@ def new_extension(decisions: Path, spec: str, map_name: str | None, name: str | 
             sections["runs" if kind == "process" else "connects"].append(head + "    cites:\n" + "\n".join(cites))
     first = next((d for use in report.levers for d in use.decisions if d != decision_map.shared_levers),
                  decision_map.shared_levers or "C10")
-    body = [f"# yaml-language-server: $schema=../../../schema/overlay.schema.json",
+    body = ["# yaml-language-server: $schema=../../../schema/overlay.schema.json",
             f"# Started by `python -m generator new --extension {report.package}@{report.version}`: every lever its",
             "# code uses, cited. Write each TODO from the cited code (merge or drop items that say the same),",
             "# then run `python -m generator verify` (see decisions/FORMAT.md, \"An extension on npm\").",

@@ -15,7 +15,8 @@ import pytest
 from conftest import ROOT, run_cli
 
 from generator.source.fetch import SourceTree
-from generator.extensions.levers import NoExtension, extension_entries, known_levers, read_levers
+from generator.extensions.levers import NoExtension, extension_entries, read_levers
+from generator.extensions.patterns import known_levers
 from generator.map.load import load_maps
 
 DECISIONS = ROOT / "decisions"

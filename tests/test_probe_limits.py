@@ -180,7 +180,8 @@ def test_without_the_controllers_in_v2_the_v1_hierarchies_are_used(proc: Path, t
 def test_without_a_usable_hierarchy_the_limits_are_per_process(proc: Path, tmp_path: Path) -> None:
     layout(proc, tmp_path, HYBRID, ["4:memory:/m", "8:pids:/", "0::/user/a"])
     files(tmp_path / "cg" / "unified" / "user" / "a")
-    memory, pids = files(tmp_path / "cg" / "memory" / "m"), files(tmp_path / "cg" / "pids")
+    memory = files(tmp_path / "cg" / "memory" / "m")
+    files(tmp_path / "cg" / "pids")
     files(memory / f"{PREFIX}{os.getpid()}-check", {"memory.limit_in_bytes": "1\n"})  # and no pids.max in the pids group
     assert limits._found() == ("rlimit", ())
     assert tree_limits() == "rlimit"

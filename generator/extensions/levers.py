@@ -23,7 +23,7 @@ from ..source.fetch import SourceTree, fetch_tree
 from ..map.model import LeverRow, extension_map
 from ..citations.resolve import SourceFile, has_grammar
 from ..map.schema import VERSION_PATTERN
-from .patterns import LeverUse, ParsedFile, _args, _literal, _text, find_levers, known_levers  # known_levers: for the tests
+from .patterns import LeverUse, ParsedFile, _args, _literal, _text, find_levers
 
 
 RESOURCE_FIELDS = ("extensions", "skills", "prompts", "themes")  # what makes `pi` a resource manifest
