@@ -149,9 +149,9 @@ def _working_bwrap(explicit: str) -> str:
     if not os.access(binary, os.X_OK):
         raise SandboxMissing(f"probes run pi's code in a sandbox, and bubblewrap (bwrap) is not installed"
                              f"{f' at {binary}' if explicit else ''}: {BWRAP_HINT}")
-    try:
+    try:  # bwrap itself runs in it: found where it was just found, it needs no `true` on the caller's PATH
         done = subprocess.run([binary, *_isolation_flags(), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev",
-                               "true"], capture_output=True, text=True, timeout=30)
+                               binary, "--version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as err:
         raise SandboxMissing(f"{binary} could not be run ({err}); {BWRAP_HINT}") from None
     if done.returncode != 0:
