@@ -687,7 +687,8 @@ def test_without_bwrap_probe_exits_2_saying_what_to_install(tmp_path: Path, caps
     assert "apt-get install bubblewrap" in line and "--no-sandbox" in line
     monkeypatch.setenv("DECISION_MAP_PROBE_SANDBOX", "namespaces")
     run = run_main(capsys, "probe", "--decisions", probe_map(tmp_path / "again", ["P1"]))
-    assert run.code == 2 and "DECISION_MAP_PROBE_SANDBOX=namespaces: the sandbox is bwrap" in run.stderr
+    assert run.code == 2 and ("error: DECISION_MAP_PROBE_SANDBOX=namespaces: the sandbox is bwrap (the default) or "
+                              "node-only (the same as --no-sandbox)\n") in run.stderr
 
 
 
