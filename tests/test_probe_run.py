@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 import threading
 import time
@@ -797,3 +798,119 @@ def test_bump_records_the_probes_whose_outcome_changes(tmp_path: Path, capsys: p
 ])
 def test_json_equality_is_strict_about_types(expected, actual, same: bool) -> None:
     assert same_value(expected, actual) is same
+
+
+class _StandInGroup:
+    """A control group that joins nothing and, asked to kill, does ``on_kill`` (the real one's kill
+    can fail: cgroup.kill refused, the group gone)."""
+
+    def __init__(self, on_kill) -> None:
+        self.on_kill = on_kill
+
+    def join(self) -> None:
+        pass
+
+    def kill(self) -> None:
+        self.on_kill()
+
+
+def _killed(process: subprocess.Popen) -> bool:
+    """Whether ``process`` (this test's child, not waited for) was sent SIGKILL: at once, not once it
+    has died (a SIGKILL is pending, it is exiting, or it is dead)."""
+    fields = dict(line.split(":", 1) for line in Path(f"/proc/{process.pid}/status").read_text().splitlines())
+    pending = int(fields["SigPnd"], 16) | int(fields["ShdPnd"], 16)
+    exiting = int(Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()[6]) & 0x4  # PF_EXITING
+    return fields["State"].strip()[0] in "ZX" or bool(pending & 1 << (signal.SIGKILL - 1)) or bool(exiting)
+
+
+def _other_group() -> subprocess.Popen:
+    """A process group of the test's own, asleep: the one a finished run's id could be given to next."""
+    return subprocess.Popen(["sleep", "60"], start_new_session=True)
+
+
+def _recorded_runs(monkeypatch: pytest.MonkeyPatch) -> list[subprocess.Popen]:
+    """The processes started from now on, as they start."""
+    started: list[subprocess.Popen] = []
+
+    class Recorded(subprocess.Popen):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
+    return started
+
+
+def test_a_run_whose_group_could_not_be_killed_is_no_run_to_stop_later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Killing the run's control group fails (the error reaches the user); the run is over all the
+    same: a later stop of `probe` neither fails on it again nor kills whatever process group now
+    has its id (stood in for by one of this test's own: the kernel reuses ids)."""
+    from generator.probes.sandbox import Sandbox, _supervise, allow_runs
+
+    other = _other_group()
+    started = _recorded_runs(monkeypatch)
+
+    def refused() -> None:
+        raise OSError(19, "No such device", "cgroup.kill")
+
+    try:
+        with pytest.raises(OSError, match="No such device"):
+            _supervise(["/bin/sh", "-c", "exit 0"], None, {}, Limits(), Sandbox("node-only", "cgroup2"),
+                       _StandInGroup(refused), [])
+        started[0].pid = other.pid  # its id, given to another group
+        stop_every_run()
+        assert not _killed(other), "a stop killed the process group that took a finished run's id"
+    finally:
+        allow_runs()
+        other.kill()
+        other.wait()
+
+
+def test_a_stop_while_a_finished_run_is_cleared_away_spares_its_old_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`probe` is stopped (SIGTERM) while a run that ended on its own is still being cleared away:
+    its leader is gone, its id may be another's by then (stood in for by one of this test's own
+    process groups), and the stop kills only what still runs."""
+    from generator.probes.sandbox import Sandbox, _supervise, allow_runs
+
+    other = _other_group()
+    started = _recorded_runs(monkeypatch)
+
+    def stopped_meanwhile() -> None:  # what SIGTERM's handler does, arriving at this moment
+        if started[0].pid == other.pid:
+            return  # (the stop kills this group too)
+        pid, started[0].pid = started[0].pid, other.pid
+        try:
+            stop_every_run()
+        finally:
+            started[0].pid = pid
+
+    try:
+        run = _supervise(["/bin/sh", "-c", "exit 0"], None, {}, Limits(), Sandbox("node-only", "cgroup2"),
+                         _StandInGroup(stopped_meanwhile), [])
+        assert run.exit_code == 0
+        assert not _killed(other), "a stop killed the process group that took a finished run's id"
+    finally:
+        allow_runs()
+        other.kill()
+        other.wait()
+
+
+def test_a_run_that_cannot_be_watched_is_stopped_not_left_running(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No file descriptor left to watch its output: the error reaches the user, and what was
+    started is stopped, not left running unwatched for a later stop to find."""
+    from generator.probes import sandbox
+
+    started = _recorded_runs(monkeypatch)
+
+    def no_descriptor_left() -> None:
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(sandbox.selectors, "DefaultSelector", no_descriptor_left)
+    with pytest.raises(OSError, match="Too many open files"):
+        sandbox._supervise(["sleep", "60"], None, {"PATH": os.defpath}, Limits(), sandbox.Sandbox("node-only", "rlimit"),
+                           None, [])
+    try:
+        assert started[0].poll() is not None, "the run was left running"
+    finally:
+        started[0].kill()
+        started[0].wait()

@@ -149,9 +149,9 @@ def _working_bwrap(explicit: str) -> str:
     if not os.access(binary, os.X_OK):
         raise SandboxMissing(f"probes run pi's code in a sandbox, and bubblewrap (bwrap) is not installed"
                              f"{f' at {binary}' if explicit else ''}: {BWRAP_HINT}")
-    try:
+    try:  # bwrap itself runs in it: found where it was just found, it needs no `true` on the caller's PATH
         done = subprocess.run([binary, *_isolation_flags(), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev",
-                               "true"], capture_output=True, text=True, timeout=30)
+                               binary, "--version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as err:
         raise SandboxMissing(f"{binary} could not be run ({err}); {BWRAP_HINT}") from None
     if done.returncode != 0:
@@ -318,7 +318,8 @@ def stop_every_run() -> None:
     with _live_lock:
         runs = list(_live.values())
     for process, group in runs:
-        _kill_leader(process)
+        if process.poll() is None:  # once reaped, its id may be another's: its own thread stops what it left
+            _kill_leader(process)
         if group is not None:
             group.kill()
 
@@ -357,40 +358,41 @@ def _supervise(command: list[str], cwd: Path | None, env: dict[str, str], limits
         _live[process.pid] = (process, group)
     out, err = bytearray(), bytearray()
     stopped = None
-    selector = selectors.DefaultSelector()
-    selector.register(process.stdout, selectors.EVENT_READ, out)
-    selector.register(process.stderr, selectors.EVENT_READ, err)
-    open_streams = 2
     try:
-        while open_streams:
-            left = limits.seconds - (time.monotonic() - start)
-            if left <= 0:
-                stopped = "timeout"
-                break
-            for key, _ in selector.select(timeout=min(left, 0.5)):
-                chunk = os.read(key.fileobj.fileno(), 65536)
-                if not chunk:
-                    selector.unregister(key.fileobj)
-                    open_streams -= 1
-                    continue
-                key.data.extend(chunk)
-                if key.data is err and len(err) > 65536:
-                    del err[:-16384]  # the end of stderr says why a probe failed
-            if len(out) > limits.output_bytes:
-                stopped = "output"
-                break
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ, out)
+            selector.register(process.stderr, selectors.EVENT_READ, err)
+            open_streams = 2
+            while open_streams:
+                left = limits.seconds - (time.monotonic() - start)
+                if left <= 0:
+                    stopped = "timeout"
+                    break
+                for key, _ in selector.select(timeout=min(left, 0.5)):
+                    chunk = os.read(key.fileobj.fileno(), 65536)
+                    if not chunk:
+                        selector.unregister(key.fileobj)
+                        open_streams -= 1
+                        continue
+                    key.data.extend(chunk)
+                    if key.data is err and len(err) > 65536:
+                        del err[:-16384]  # the end of stderr says why a probe failed
+                if len(out) > limits.output_bytes:
+                    stopped = "output"
+                    break
         if stopped is None:
             try:
                 process.wait(timeout=max(0.1, limits.seconds - (time.monotonic() - start)))
             except subprocess.TimeoutExpired:
                 stopped = "timeout"
     finally:
-        selector.close()
-        _stop_tree(process, group)
-        with _live_lock:
-            _live.pop(process.pid, None)
-        process.stdout.close()
-        process.stderr.close()
+        try:
+            _stop_tree(process, group)
+        finally:  # however stopping it went, it is no run to stop later: its id may be reused
+            with _live_lock:
+                _live.pop(process.pid, None)
+            process.stdout.close()
+            process.stderr.close()
     return _Run(out.decode("utf-8", "replace"), err[-8192:].decode("utf-8", "replace"),
                 process.returncode if stopped is None else None, time.monotonic() - start, stopped)
 
