@@ -170,6 +170,25 @@ def test_an_address_that_reads_as_an_option_runs_nothing(tmp_path: Path) -> None
     assert not ran.exists()
 
 
+@pytest.mark.parametrize("ref", ["--orphan=x", "-b", "--detach"])
+def test_a_ref_that_reads_as_an_option_is_refused_and_git_never_runs(tmp_path: Path, monkeypatch, capsys, ref) -> None:
+    """No branch, tag or commit name starts with `-`; `git checkout` would read one that does as an
+    option (`--orphan=x` made a branch, `--detach` fetched the default branch's files as if they
+    were the ref's). Such a ref is refused, naming the map file, before git runs at all (the `git`
+    on the PATH notes each run)."""
+    project = two_versions(tmp_path)
+    project.write_map("1", ref=ref)
+    bin_folder, runs = tmp_path / "bin", tmp_path / "git-runs"
+    bin_folder.mkdir()
+    (bin_folder / "git").write_text(f'#!/bin/sh\necho "$@" >> {runs}\nexec {shutil.which("git")} "$@"\n')
+    (bin_folder / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_folder))
+    assert_clean_failure(run_main(capsys, "verify", "--decisions", project.decisions, "--quiet"),
+                         "map.yaml: the git ref", repr(ref), "starts with '-'", "source: git: ref")
+    assert not runs.exists()
+    assert not list((cache_root() / "trees").glob("*/1"))
+
+
 @pytest.mark.parametrize("caller", ["pre-commit hook", "GIT_DIR set"])
 def test_a_fetch_run_by_a_git_hook_leaves_the_callers_repository_alone(tmp_path: Path, monkeypatch, caller) -> None:
     # git runs a hook with the variables of its own repository set (the pre-commit hook of
