@@ -189,6 +189,14 @@ def test_a_ref_that_reads_as_an_option_is_refused_and_git_never_runs(tmp_path: P
     assert not list((cache_root() / "trees").glob("*/1"))
 
 
+def test_a_git_fetch_without_git_installed_says_to_install_it(tmp_path: Path) -> None:
+    project = two_versions(tmp_path)
+    (tmp_path / "bin").mkdir()  # a PATH where no git is found
+    run = run_cli("verify", "--decisions", project.decisions, "--quiet", env={"PATH": str(tmp_path / "bin")})
+    assert_clean_failure(run, f"cannot run 'git': install git to fetch {project.url}")
+    assert not list((cache_root() / "trees").glob("*/1"))
+
+
 @pytest.mark.parametrize("caller", ["pre-commit hook", "GIT_DIR set"])
 def test_a_fetch_run_by_a_git_hook_leaves_the_callers_repository_alone(tmp_path: Path, monkeypatch, caller) -> None:
     # git runs a hook with the variables of its own repository set (the pre-commit hook of

@@ -494,6 +494,9 @@ def _fetch_git(pin: GitPin, version: str, pin_commit: str | None, staging: Path,
         raise FetchError(f"{display_path(map_file)}: the git ref {ref!r} starts with '-', which git would read "
                          "as an option: write the branch, tag or commit it means in `source: git: ref` "
                          "(or pass the version without a leading '-')")
+    # (GitPython, for its GitCommandError, cannot even be imported without git)
+    if shutil.which("git") is None:
+        raise FetchError(f"cannot run 'git': install git to fetch {pin.url}")
     import git
 
     progress.step(f"git: {pin.url} at {ref}")
