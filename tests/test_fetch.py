@@ -15,7 +15,7 @@ import git
 import pytest
 
 from conftest import ACTOR, ROOT, assert_clean_failure, entry_yaml, make_project, python_env, run_cli, run_main, source_map, tarball
-from generator.source.fetch import MANIFEST, cache_root, fetch_tree, history_path
+from generator.source.fetch import MANIFEST, _repository_variables, cache_root, fetch_tree, history_path
 from generator.map.load import load_maps
 
 SOURCE = "export function hello(name: string): string {\n\treturn `hello ${name}`;\n}\n"
@@ -183,8 +183,11 @@ def test_a_ref_that_reads_as_an_option_is_refused_and_git_never_runs(tmp_path: P
     (bin_folder / "git").write_text(f'#!/bin/sh\necho "$@" >> {runs}\nexec {shutil.which("git")} "$@"\n')
     (bin_folder / "git").chmod(0o755)
     monkeypatch.setenv("PATH", str(bin_folder))
-    assert_clean_failure(run_main(capsys, "verify", "--decisions", project.decisions, "--quiet"),
-                         "map.yaml: the git ref", repr(ref), "starts with '-'", "source: git: ref")
+    monkeypatch.chdir(tmp_path)
+    line = assert_clean_failure(run_main(capsys, "verify", "--decisions", project.decisions, "--quiet"))
+    assert line == (f"error: decisions/demo/map.yaml: the git ref {ref!r} starts with '-', which git would read as "
+                    "an option: write the branch, tag or commit it means in `source: git: ref` (or pass the version "
+                    "without a leading '-')")
     assert not runs.exists()
     assert not list((cache_root() / "trees").glob("*/1"))
 
@@ -219,6 +222,9 @@ def test_a_fetch_run_by_a_git_hook_leaves_the_callers_repository_alone(tmp_path:
         monkeypatch.setenv("GIT_WORK_TREE", str(tmp_path / "user"))
         monkeypatch.setenv("GIT_INDEX_FILE", str(index))
     before = index.read_bytes()
+    # as in the hook's own process, git's list of repository variables is asked afresh (it is kept
+    # for the process: one asked by an earlier test would not be this git's answer under test)
+    _repository_variables.cache_clear()
     tree = fetch_tree(demo, "1", quiet=True)
     assert sorted(tree.files) == ["README.md", "src/a.ts"]
     assert tree.read("src/a.ts") == SOURCE.encode()
