@@ -15,7 +15,7 @@ import git
 import pytest
 
 from conftest import ACTOR, ROOT, assert_clean_failure, entry_yaml, make_project, python_env, run_cli, run_main, source_map, tarball
-from generator.source.fetch import MANIFEST, cache_root, fetch_tree, history_path
+from generator.source.fetch import MANIFEST, _repository_variables, cache_root, fetch_tree, history_path
 from generator.map.load import load_maps
 
 SOURCE = "export function hello(name: string): string {\n\treturn `hello ${name}`;\n}\n"
@@ -170,6 +170,36 @@ def test_an_address_that_reads_as_an_option_runs_nothing(tmp_path: Path) -> None
     assert not ran.exists()
 
 
+@pytest.mark.parametrize("ref", ["--orphan=x", "-b", "--detach"])
+def test_a_ref_that_reads_as_an_option_is_refused_and_git_never_runs(tmp_path: Path, monkeypatch, capsys, ref) -> None:
+    """No branch, tag or commit name starts with `-`; `git checkout` would read one that does as an
+    option (`--orphan=x` made a branch, `--detach` fetched the default branch's files as if they
+    were the ref's). Such a ref is refused, naming the map file, before git runs at all (the `git`
+    on the PATH notes each run)."""
+    project = two_versions(tmp_path)
+    project.write_map("1", ref=ref)
+    bin_folder, runs = tmp_path / "bin", tmp_path / "git-runs"
+    bin_folder.mkdir()
+    (bin_folder / "git").write_text(f'#!/bin/sh\necho "$@" >> {runs}\nexec {shutil.which("git")} "$@"\n')
+    (bin_folder / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_folder))
+    monkeypatch.chdir(tmp_path)
+    line = assert_clean_failure(run_main(capsys, "verify", "--decisions", project.decisions, "--quiet"))
+    assert line == (f"error: decisions/demo/map.yaml: the git ref {ref!r} starts with '-', which git would read as "
+                    "an option: write the branch, tag or commit it means in `source: git: ref` (or pass the version "
+                    "without a leading '-')")
+    assert not runs.exists()
+    assert not list((cache_root() / "trees").glob("*/1"))
+
+
+def test_a_git_fetch_without_git_installed_says_to_install_it(tmp_path: Path) -> None:
+    project = two_versions(tmp_path)
+    (tmp_path / "bin").mkdir()  # a PATH where no git is found
+    run = run_cli("verify", "--decisions", project.decisions, "--quiet", env={"PATH": str(tmp_path / "bin")})
+    assert_clean_failure(run, f"cannot run 'git': install git to fetch {project.url}")
+    assert not list((cache_root() / "trees").glob("*/1"))
+
+
 @pytest.mark.parametrize("caller", ["pre-commit hook", "GIT_DIR set"])
 def test_a_fetch_run_by_a_git_hook_leaves_the_callers_repository_alone(tmp_path: Path, monkeypatch, caller) -> None:
     # git runs a hook with the variables of its own repository set (the pre-commit hook of
@@ -192,6 +222,9 @@ def test_a_fetch_run_by_a_git_hook_leaves_the_callers_repository_alone(tmp_path:
         monkeypatch.setenv("GIT_WORK_TREE", str(tmp_path / "user"))
         monkeypatch.setenv("GIT_INDEX_FILE", str(index))
     before = index.read_bytes()
+    # as in the hook's own process, git's list of repository variables is asked afresh (it is kept
+    # for the process: one asked by an earlier test would not be this git's answer under test)
+    _repository_variables.cache_clear()
     tree = fetch_tree(demo, "1", quiet=True)
     assert sorted(tree.files) == ["README.md", "src/a.ts"]
     assert tree.read("src/a.ts") == SOURCE.encode()

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..errors import FetchError
+from ..errors import FetchError, display_path
 from ..map.model import DecisionMap, GitPin, NpmPackage
 
 MANIFEST = ".decision-map-manifest.json"
@@ -118,7 +118,7 @@ def fetch_tree(decision_map: DecisionMap, version: str, *, quiet: bool = False) 
         with _Progress(quiet) as progress:
             integrities = None
             if source.git is not None:
-                commit = _fetch_git(source.git, version, pin_commit, staging, progress)
+                commit = _fetch_git(source.git, version, pin_commit, staging, progress, decision_map.path)
             else:
                 commit = None
                 integrities = _fetch_npm(source.npm, version, staging, progress, pinned)
@@ -483,11 +483,22 @@ def _rebuild_sources(tarball: Path, destination: Path, spec: str) -> int:
 # --- git -------------------------------------------------------------------------------------
 
 
-def _fetch_git(pin: GitPin, version: str, pin_commit: str | None, staging: Path, progress: "_Progress") -> str:
-    """Check out ``pin`` at ``version`` into ``staging``; returns the commit's hash."""
+def _fetch_git(pin: GitPin, version: str, pin_commit: str | None, staging: Path, progress: "_Progress",
+               map_file: Path) -> str:
+    """Check out ``pin`` (written in ``map_file``) at ``version`` into ``staging``; returns the commit's hash."""
+    ref = pin.ref.replace("{version}", version)
+    # No branch, tag or commit name starts with `-`, and `git checkout` would read one that does as
+    # an option (`--orphan=x` makes a branch, `--detach` checks out the default branch instead);
+    # this git (2.39) does not take `--end-of-options` in `checkout`, so such a ref is refused here.
+    if ref.startswith("-"):
+        raise FetchError(f"{display_path(map_file)}: the git ref {ref!r} starts with '-', which git would read "
+                         "as an option: write the branch, tag or commit it means in `source: git: ref` "
+                         "(or pass the version without a leading '-')")
+    # (GitPython, for its GitCommandError, cannot even be imported without git)
+    if shutil.which("git") is None:
+        raise FetchError(f"cannot run 'git': install git to fetch {pin.url}")
     import git
 
-    ref = pin.ref.replace("{version}", version)
     progress.step(f"git: {pin.url} at {ref}")
     checkout = staging.parent / f"{staging.name}-clone"
     try:
