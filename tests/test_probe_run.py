@@ -900,6 +900,7 @@ def test_a_run_that_cannot_be_watched_is_stopped_not_left_running(monkeypatch: p
     started is stopped, not left running unwatched for a later stop to find."""
     from generator.probes import sandbox
 
+    sandbox.allow_runs()  # (a test before it may have left every run stopped)
     started = _recorded_runs(monkeypatch)
 
     def no_descriptor_left() -> None:
