@@ -3,7 +3,8 @@ browser tests share. A site is served over HTTP under the sub-path of its ``site
 site is published; every page opened must make no request to another host.
 
 The browser: $DECISION_MAP_BROWSER (a chromium-like executable), else Debian's headless Chromium
-(/usr/bin/chromium-headless-shell), else /usr/bin/chromium, else the one Playwright installs (`python -m playwright install --with-deps chromium`). With none of them the tests
+(/usr/bin/chromium-headless-shell), else /usr/bin/chromium, else the one Playwright installs
+(`python -m playwright install --with-deps chromium`). With none of them the tests
 are skipped, except in CI (DECISION_MAP_CI=1), where they fail. Screenshots go to
 test-artifacts/browser/<width>px/.
 """
