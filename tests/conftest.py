@@ -94,6 +94,9 @@ MEMORY_ROOT = Path("/dev/shm")
 MEMORY_ROOT_ROOM = 6 * 2**30
 
 
+_ROOT_IN_MEMORY: list[Path] = []  # the root this process chose for the run (pytest_configure), if it did
+
+
 def in_memory_root() -> Path | None:
     """/dev/shm, when it is a tmpfs this user can write with room for a run; else None."""
     try:
@@ -119,6 +122,7 @@ def pytest_configure(config: pytest.Config) -> None:
     placed = config.option.basetemp or os.environ.get("PYTEST_DEBUG_TEMPROOT") or os.environ.get("TMPDIR")
     if not placed and not os.environ.get("PYTEST_XDIST_WORKER") and (root := in_memory_root()):
         os.environ["PYTEST_DEBUG_TEMPROOT"] = str(root)
+        _ROOT_IN_MEMORY.append(root)
 
     plugin = ROOT / "bench" / "mutation_order.py"
     if plugin.is_file():
@@ -164,10 +168,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if not os.environ.get("PYTEST_XDIST_WORKER"):  # the run's last process: every worker has ended
         root = run_root_of(session.config)
-        # in memory, a run that passed leaves nothing: its folders would hold the machine's RAM
-        # (half a gigabyte) until pytest removes them three runs later
-        in_memory = MEMORY_ROOT in root.resolve().parents
-        remove_in_background(root if in_memory and session.exitstatus == 0 else root / "pi-cache")
+        # where this run chose memory, a run that passed leaves nothing: its folders would hold the
+        # machine's RAM (half a gigabyte) until pytest removes them three runs later. (Not where the
+        # caller chose the place: a mutation run does, and runs tests in mutmut's own process, which
+        # takes any child it did not start for a mutant's and stops.)
+        remove_in_background(root if _ROOT_IN_MEMORY and session.exitstatus == 0 else root / "pi-cache")
 
 
 def remove_in_background(folder: Path) -> None:
