@@ -25,6 +25,7 @@ import git
 import pytest
 
 from generator.citations.resolve import SourceFile, anchor_for, place
+from memory_root import in_memory_root
 
 if TYPE_CHECKING:  # imported where used: tests/test_ci_skips.py runs this file alone, without site_fixtures
     from site_fixtures.demo_site import DemoSite
@@ -86,32 +87,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         require("the npm registry", registry_reachable(), "`npm ping` got no answer")
 
 
-# The run's folders (pi and every extension installed, 250,000 files) in memory when /dev/shm has
-# room: npm's installs there took a third to a half of the CPU they take on this machine's ext4
-# /tmp (pi 1.6.0 and pi-mermaid, three installs each: 9.8-10.8 CPU-s against 23.1-34.2). A run
-# needs about 4 GB at its peak; a container's 64 MB /dev/shm, or a small machine's, is passed over.
-MEMORY_ROOT = Path("/dev/shm")
+# A run needs about 3 GB at its peak in its folders (2,961 MB measured), pi and every extension
+# installed; they go to memory where it has twice that free (tests/memory_root.py says why).
 MEMORY_ROOT_ROOM = 6 * 2**30
-
-
 _ROOT_IN_MEMORY: list[Path] = []  # the root this process chose for the run (pytest_configure), if it did
 
 
-def in_memory_root() -> Path | None:
-    """/dev/shm, when it is a tmpfs this user can write with room for a run; else None."""
-    try:
-        mounts = Path("/proc/self/mounts").read_text().splitlines()
-        room = os.statvfs(MEMORY_ROOT)
-    except OSError:
-        return None
-    tmpfs = any(line.split()[1:3] == [str(MEMORY_ROOT), "tmpfs"] for line in mounts)
-    if tmpfs and room.f_bavail * room.f_frsize >= MEMORY_ROOT_ROOM and os.access(MEMORY_ROOT, os.W_OK):
-        return MEMORY_ROOT
-    return None
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    """The run's folders go to memory where there is room (:data:`MEMORY_ROOT`), unless the run
+    """The run's folders go to memory where there is room (:data:`MEMORY_ROOT_ROOM`), unless the run
     was given a place for them (--basetemp, PYTEST_DEBUG_TEMPROOT, or TMPDIR). The workers of
     pytest-xdist start later, and take the same place from the environment.
 
@@ -120,7 +103,7 @@ def pytest_configure(config: pytest.Config) -> None:
     import importlib.util
 
     placed = config.option.basetemp or os.environ.get("PYTEST_DEBUG_TEMPROOT") or os.environ.get("TMPDIR")
-    if not placed and not os.environ.get("PYTEST_XDIST_WORKER") and (root := in_memory_root()):
+    if not placed and not os.environ.get("PYTEST_XDIST_WORKER") and (root := in_memory_root(MEMORY_ROOT_ROOM)):
         os.environ["PYTEST_DEBUG_TEMPROOT"] = str(root)
         _ROOT_IN_MEMORY.append(root)
 

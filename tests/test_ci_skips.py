@@ -58,7 +58,8 @@ def make_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "suite"
     folder.mkdir()
     shutil.copy2(ROOT / "tests" / "conftest.py", folder / "conftest.py")
-    shutil.copy2(ROOT / "tests" / "browsing.py", folder / "browsing.py")  # a plugin the conftest names
+    for name in ("browsing.py", "memory_root.py"):  # a plugin the conftest names, a module it imports
+        shutil.copy2(ROOT / "tests" / name, folder / name)
     (folder / "test_needs.py").write_text(TESTS)
     return folder
 
