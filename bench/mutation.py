@@ -344,8 +344,8 @@ def main(argv: list[str] | None = None) -> int:
             tests = None if args.all_tests else (args.tests or TESTS[module])
             copy_project(work, module, args.deselect, tests)
         started = time.monotonic()
-        done = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs), *names],
-                              cwd=work, env=mutmut_environment(work))
+        done = subprocess.run([*isolation(), sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs),
+                               *names], cwd=work, env=mutmut_environment(work))
         seconds[module] = time.monotonic() - started
         if done.returncode != 0:
             print(f"mutmut run failed for {module} (exit {done.returncode}); see its output above", file=sys.stderr)
@@ -373,6 +373,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"below {args.min_score:.0f}%: {', '.join(low)}", file=sys.stderr)
         return 1
     return 0
+
+
+def isolation() -> list[str]:
+    """The command that runs mutmut in a PID namespace of its own, where the machine allows it (as
+    root), else nothing, with a warning. A mutant of the code that stops processes (the probes'
+    sandbox, fetch's npm, the control groups) can signal the wrong ones: outside a namespace that
+    can be any of the user's (a browser and a shell were killed so). Inside, mutmut is not the
+    namespace's first process, which inherits every orphan: sh is, and mutmut waits for its own."""
+    command = ["unshare", "--pid", "--fork", "--mount-proc", "--"]
+    try:
+        works = os.geteuid() == 0 and subprocess.run([*command, "true"], capture_output=True).returncode == 0
+    except OSError:
+        works = False
+    if works:
+        return [*command, "sh", "-c", '"$@"; exit $?', "sh"]
+    print("warning: mutmut runs without a PID namespace of its own (that needs root and unshare): a mutant of the "
+          "code that stops processes may signal other processes of yours", file=sys.stderr)
+    return []
 
 
 def default_work() -> Path:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -196,6 +199,19 @@ def _mutation_script():
     mutation = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mutation)
     return mutation
+
+
+def test_mutmut_runs_where_a_mutants_signal_reaches_no_other_process(capsys: pytest.CaptureFixture):
+    """As root, mutmut runs in a PID namespace of its own, and not as its first process (that one
+    inherits every orphan, and mutmut would take their ends for its mutants'); else a warning."""
+    command = _mutation_script().isolation()
+    if os.geteuid() != 0:
+        assert command == [] and "without a PID namespace" in capsys.readouterr().err
+        return
+    seen = subprocess.run([*command, sys.executable, "-c", "import os; print(os.getpid(), "
+                           "sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))"],
+                          capture_output=True, text=True, check=True).stdout.split(" ", 1)
+    assert seen[0] == "2" and seen[1].strip() == "[1, 2]", seen  # sh, then mutmut's place: nothing else seen
 
 
 def test_a_mutation_run_again_tests_the_survivors_with_the_current_code_and_tests(tmp_path: Path):
