@@ -4,7 +4,8 @@ suite's folders (tests/conftest.py) and the mutation run's copies (bench/mutatio
 On this machine's ext4 /tmp, npm's installs took two to three times the CPU they take on /dev/shm
 (pi 1.6.0 and pi-mermaid, three installs each: 23.1-34.2 CPU-s against 9.8-10.8), and the git
 repositories the tests build are written the same way. A container's /dev/shm (64 MB), or a small
-machine's, is passed over."""
+machine's, is passed over, and so is one mounted noexec (Docker's is): the tests run scripts they
+write there (a fake npm, a logging git), and npm's installs their programs."""
 
 from __future__ import annotations
 
@@ -15,14 +16,15 @@ MEMORY = Path("/dev/shm")
 
 
 def in_memory_root(room: int, folder: Path = MEMORY) -> Path | None:
-    """``folder`` when it is a tmpfs of its own that this user can write, with ``room`` bytes free;
-    else None."""
+    """``folder`` when it is a tmpfs of its own that this user can write and run programs from,
+    with ``room`` bytes free; else None."""
     try:
         mounts = Path("/proc/self/mounts").read_text().splitlines()
         free = os.statvfs(folder)
     except OSError:
         return None
     tmpfs = any(line.split()[1:3] == [str(folder), "tmpfs"] for line in mounts)
-    if tmpfs and free.f_bavail * free.f_frsize >= room and os.access(folder, os.W_OK):
+    runs = not free.f_flag & (os.ST_NOEXEC | os.ST_RDONLY)
+    if tmpfs and runs and free.f_bavail * free.f_frsize >= room and os.access(folder, os.W_OK):
         return folder
     return None

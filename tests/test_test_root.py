@@ -4,8 +4,11 @@ where it is a tmpfs with room."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
+from conftest import require
 from memory_root import MEMORY, in_memory_root
 
 
@@ -21,3 +24,23 @@ def test_a_tmpfs_without_room_is_passed_over() -> None:
 
 def test_a_missing_folder_is_passed_over(tmp_path: Path) -> None:
     assert in_memory_root(0, tmp_path / "nowhere") is None
+
+
+def test_a_tmpfs_mounted_noexec_is_passed_over(tmp_path: Path) -> None:
+    """Docker mounts its /dev/shm noexec: the tests' own scripts could not run from there. (The
+    mount is made by a shell that unshare starts only inside a mount namespace of its own, so the
+    machine never sees it.)"""
+    require("root, to mount a tmpfs in a mount namespace", os.geteuid() == 0, "not running as root")
+    folder = tmp_path / "shm"
+    folder.mkdir()
+    probe = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); from pathlib import Path; "
+             f"from memory_root import in_memory_root; folder = Path({str(folder)!r}); "
+             "print(in_memory_root(0, folder) == folder)")
+    answers = []
+    for options in ("size=1m", "size=1m,noexec"):
+        done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                               f'mount -t tmpfs -o {options} none "$1" && exec "$2" -c "$3"', "sh", str(folder),
+                               sys.executable, probe], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        answers.append(done.stdout.strip())
+    assert answers == ["True", "False"]  # the same tmpfs, taken until it is noexec
