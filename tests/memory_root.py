@@ -3,7 +3,7 @@ suite's folders (tests/conftest.py) and the mutation run's copies (bench/mutatio
 
 On this machine's ext4 /tmp, npm's installs took two to three times the CPU they take on /dev/shm
 (pi 1.6.0 and pi-mermaid, three installs each: 23.1-34.2 CPU-s against 9.8-10.8), and the git
-repositories the tests build are written the same way. A container's /dev/shm (64 MB), or a small
+repositories the tests build cost less too (bench/mutation.py's default_work). A container's /dev/shm (64 MB), or a small
 machine's, is passed over, and so is one mounted noexec (Docker's is): the tests run scripts they
 write there (a fake npm, a logging git), and npm's installs their programs."""
 
