@@ -9,6 +9,7 @@ test on this machine's own control groups."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -72,6 +73,17 @@ class Kernel:
         for child in self.children.values():
             child.kill()
             child.wait()
+
+
+CHECK = f"{PREFIX}{os.getpid()}-check-t0"  # the check's group, as the fake kernels lay it out
+
+
+@pytest.fixture(autouse=True)
+def known_token(monkeypatch: pytest.MonkeyPatch):
+    """Groups named with a token the fake kernels know (the real one is random)."""
+    real = limits._token
+    monkeypatch.setattr(limits, "_token", lambda: "t0")
+    return real
 
 
 @pytest.fixture
@@ -161,7 +173,7 @@ def layout(proc: Path, tmp_path: Path, mounts: list[str], cgroup: list[str]) -> 
 def test_cgroup_v2_is_used_where_a_group_made_there_has_both_controllers(proc: Path, tmp_path: Path) -> None:
     layout(proc, tmp_path, HYBRID, ["4:memory:/m", "8:pids:/", "0::/user/a"])
     base = files(tmp_path / "cg" / "unified" / "user" / "a")
-    files(base / f"{PREFIX}{os.getpid()}-check", {"cgroup.controllers": "cpu memory io pids\n", "memory.max": "max\n"})
+    files(base / CHECK, {"cgroup.controllers": "cpu memory io pids\n", "memory.max": "max\n"})
     assert limits._found() == ("cgroup2", (base,))
     assert tree_limits() == "cgroup2"
 
@@ -169,10 +181,10 @@ def test_cgroup_v2_is_used_where_a_group_made_there_has_both_controllers(proc: P
 def test_without_the_controllers_in_v2_the_v1_hierarchies_are_used(proc: Path, tmp_path: Path) -> None:
     layout(proc, tmp_path, HYBRID, ["4:memory:/m", "8:pids:/", "0::/user/a"])
     base = files(tmp_path / "cg" / "unified" / "user" / "a")
-    files(base / f"{PREFIX}{os.getpid()}-check", {"cgroup.controllers": "cpu io\n", "memory.max": "max\n"})
+    files(base / CHECK, {"cgroup.controllers": "cpu io\n", "memory.max": "max\n"})
     memory, pids = files(tmp_path / "cg" / "memory" / "m"), files(tmp_path / "cg" / "pids")
-    files(memory / f"{PREFIX}{os.getpid()}-check", {"memory.limit_in_bytes": "9223372036854771712\n"})
-    files(pids / f"{PREFIX}{os.getpid()}-check", {"pids.max": "max\n"})
+    files(memory / CHECK, {"memory.limit_in_bytes": "9223372036854771712\n"})
+    files(pids / CHECK, {"pids.max": "max\n"})
     assert limits._found() == ("cgroup1", (memory, pids))
     assert (base / "cgroup.subtree_control").read_text() == "+memory +pids", "v2 was asked for both first"
 
@@ -182,7 +194,7 @@ def test_without_a_usable_hierarchy_the_limits_are_per_process(proc: Path, tmp_p
     files(tmp_path / "cg" / "unified" / "user" / "a")
     memory = files(tmp_path / "cg" / "memory" / "m")
     files(tmp_path / "cg" / "pids")
-    files(memory / f"{PREFIX}{os.getpid()}-check", {"memory.limit_in_bytes": "1\n"})  # and no pids.max in the pids group
+    files(memory / CHECK, {"memory.limit_in_bytes": "1\n"})  # and no pids.max in the pids group
     assert limits._found() == ("rlimit", ())
     assert tree_limits() == "rlimit"
 
@@ -190,7 +202,7 @@ def test_without_a_usable_hierarchy_the_limits_are_per_process(proc: Path, tmp_p
 def test_v1_needs_both_the_memory_and_the_pids_hierarchy(proc: Path, tmp_path: Path) -> None:
     layout(proc, tmp_path, HYBRID, ["4:memory:/m"])
     memory = files(tmp_path / "cg" / "memory" / "m")
-    files(memory / f"{PREFIX}{os.getpid()}-check", {"memory.limit_in_bytes": "1\n"})
+    files(memory / CHECK, {"memory.limit_in_bytes": "1\n"})
     assert limits._found() == ("rlimit", ())
 
 
@@ -209,7 +221,7 @@ def test_the_check_group_is_removed_after_the_check(tmp_path: Path) -> None:
 
 def test_v2_without_memory_max_is_not_usable(tmp_path: Path) -> None:
     base = files(tmp_path / "v2")
-    check = files(base / f"{PREFIX}{os.getpid()}-check", {"cgroup.controllers": "memory pids\n"})
+    check = files(base / CHECK, {"cgroup.controllers": "memory pids\n"})
     assert limits._usable((base,), "cgroup2") is False
     files(check, {"memory.max": "max\n"})
     assert limits._usable((base,), "cgroup2") is True
@@ -218,20 +230,20 @@ def test_v2_without_memory_max_is_not_usable(tmp_path: Path) -> None:
 def test_v2_with_the_controllers_already_there_asks_for_nothing(tmp_path: Path) -> None:
     base = files(tmp_path / "v2")
     (base / "cgroup.subtree_control").mkdir()  # asking would be refused (EBUSY: the group holds processes)
-    files(base / f"{PREFIX}{os.getpid()}-check", {"cgroup.controllers": "pids memory\n", "memory.max": "max\n"})
+    files(base / CHECK, {"cgroup.controllers": "pids memory\n", "memory.max": "max\n"})
     assert limits._usable((base,), "cgroup2") is True
 
 
 def test_v2_whose_subtree_cannot_be_given_the_controllers_is_not_usable(tmp_path: Path) -> None:
     base = files(tmp_path / "v2")
     (base / "cgroup.subtree_control").mkdir()  # the write is refused (EBUSY where the group holds processes)
-    files(base / f"{PREFIX}{os.getpid()}-check", {"cgroup.controllers": "memory\n", "memory.max": "max\n"})
+    files(base / CHECK, {"cgroup.controllers": "memory\n", "memory.max": "max\n"})
     assert limits._usable((base,), "cgroup2") is False
 
 
 def test_v2_gives_its_groups_the_controllers_when_they_are_missing(tmp_path: Path) -> None:
     base = files(tmp_path / "v2", {"cgroup.subtree_control": "cpu"})
-    check = files(base / f"{PREFIX}{os.getpid()}-check", {"memory.max": "max\n"})
+    check = files(base / CHECK, {"memory.max": "max\n"})
     os.mkfifo(check / "cgroup.controllers")  # what the kernel says: "cpu" until memory and pids are delegated
 
     def kernel() -> None:
@@ -249,8 +261,8 @@ def test_v2_gives_its_groups_the_controllers_when_they_are_missing(tmp_path: Pat
 
 def test_v1_needs_pids_max_in_the_pids_group(tmp_path: Path) -> None:
     memory, pids = files(tmp_path / "memory"), files(tmp_path / "pids")
-    files(memory / f"{PREFIX}{os.getpid()}-check", {"memory.limit_in_bytes": "1\n"})
-    check = files(pids / f"{PREFIX}{os.getpid()}-check")
+    files(memory / CHECK, {"memory.limit_in_bytes": "1\n"})
+    check = files(pids / CHECK)
     assert limits._usable((memory, pids), "cgroup1") is False
     files(check, {"pids.max": "max\n"})
     assert limits._usable((memory, pids), "cgroup1") is True
@@ -270,6 +282,30 @@ def test_a_v2_group_gets_the_memory_without_swap_and_the_processes(tmp_path: Pat
     assert (folder / "memory.swap.max").read_text() == "0"
     assert (folder / "pids.max").read_text() == "16"
     assert make_group(64, 16).folders[0] != folder, "each run has a group of its own"
+
+
+def test_a_group_has_its_own_name_where_another_namespace_has_the_same_process_id(
+        tmp_path: Path, found, known_token, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another PID namespace's process can have this one's id and have made as many groups: its
+    group's name must not be this one's (the same count again stands in for it)."""
+    base = files(tmp_path / "v2")
+    found("cgroup2", base)
+    monkeypatch.setattr(limits, "_token", known_token)
+    monkeypatch.setattr(limits, "_numbers", itertools.count(7))
+    first = make_group(64, 16)
+    monkeypatch.setattr(limits, "_numbers", itertools.count(7))
+    second = make_group(64, 16)
+    assert first.folders[0] != second.folders[0] and all(g.folders[0].is_dir() for g in (first, second))
+
+
+def test_the_check_leaves_the_check_group_of_another_process_with_the_same_id(
+        tmp_path: Path, known_token, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(limits, "_token", known_token)
+    base = files(tmp_path / "v2")
+    theirs = base / f"{PREFIX}{os.getpid()}-check"  # another namespace's, made a moment before
+    theirs.mkdir()
+    limits._usable((base,), "cgroup2")
+    assert list(base.iterdir()) == [theirs]
 
 
 def test_a_v1_group_is_a_memory_group_and_a_pids_group(tmp_path: Path, found) -> None:

@@ -7,7 +7,7 @@ machines and containers still have); else none, and the limits are per process o
 and RLIMIT_NPROC, which the kernel does not apply to root). :func:`tree_limits` names which one,
 and the sandbox's name carries it into every result.
 
-A group is made per probe run (``pi-probe-<pid>-<n>`` beside the group ``probe`` itself runs in),
+A group is made per probe run (``pi-probe-<pid>-<n>-<random>`` beside the group ``probe`` itself runs in),
 joined by the sandbox's first process before it starts anything, emptied with SIGKILL when the run
 ends and then removed. A group left behind by a ``probe`` that was killed outright is removed by
 the next one.
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import secrets
 import signal
 import time
 from dataclasses import dataclass
@@ -103,7 +104,7 @@ def make_group(memory_mb: int, processes: int) -> TreeGroup | None:
     kind, bases = _found()
     if kind == "rlimit":
         return None
-    name = f"{PREFIX}{os.getpid()}-{next(_numbers)}"
+    name = f"{PREFIX}{os.getpid()}-{next(_numbers)}-{_token()}"
     folders = tuple(base / name for base in bases)
     try:
         for folder in folders:
@@ -120,6 +121,13 @@ def make_group(memory_mb: int, processes: int) -> TreeGroup | None:
         TreeGroup(kind, folders).remove()
         raise
     return TreeGroup(kind, folders)
+
+
+def _token() -> str:
+    """What makes a group's name this process's own: its process id alone is not, where processes of
+    other PID namespaces (containers, `unshare`) make groups in the same hierarchy and have the
+    same ids (seen: two runs' `pi-probe-2-112`, the second refused with FileExistsError)."""
+    return secrets.token_hex(4)
 
 
 def _write(path: Path, value: str, optional: bool = False) -> None:
@@ -168,7 +176,7 @@ def _own_folder(mounts: list[str], own: list[list[str]], fstype: str, controller
 def _usable(bases: tuple[Path, ...], kind: str) -> bool:
     """Whether a group made here gets both limits: made, looked at and removed again."""
     _remove_stale(bases)
-    name = f"{PREFIX}{os.getpid()}-check"
+    name = f"{PREFIX}{os.getpid()}-check-{_token()}"
     folders = [base / name for base in bases]
     try:
         for folder in folders:
