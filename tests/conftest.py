@@ -384,6 +384,27 @@ def parsed_files(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return parsed
 
 
+@pytest.fixture
+def ascii_locale():
+    """A context in which the process's text encoding is ASCII, as under a locale whose encoding is
+    not UTF-8 (a Latin-1 one, say). None but C is installed here, and Python upgrades a C locale to
+    UTF-8 as it starts, so the C locale is set in the process itself (the test's own files are
+    written outside the context); under Python's UTF-8 mode the locale is not read and nothing
+    changes."""
+    import locale
+
+    @contextlib.contextmanager
+    def ascii_encoding():
+        before = locale.setlocale(locale.LC_CTYPE)
+        locale.setlocale(locale.LC_CTYPE, "C")
+        try:
+            yield
+        finally:
+            locale.setlocale(locale.LC_CTYPE, before)
+
+    return ascii_encoding
+
+
 # --- the page templates, compiled once for a test module ------------------------------------------
 
 

@@ -333,6 +333,22 @@ def test_two_processes_fetching_at_once(command, registry, decisions) -> None:
     assert leftovers() == []
 
 
+def test_a_cache_that_cannot_be_written_says_why(registry, decisions, capsys, monkeypatch) -> None:
+    """A write into the cache that fails for another reason than a full disk (a file system gone
+    read-only): one line naming the cache and the system's reason; nothing is published."""
+    real_write_text = Path.write_text
+
+    def read_only(self: Path, *args, **kwargs):
+        if "/.tmp-" in self.as_posix():
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(self))
+        return real_write_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", read_only)
+    line = failing(capsys, decisions)
+    assert line.startswith(f"error: cannot write the cache at {cache_root()}: [Errno {errno.EROFS}] "
+                           f"{os.strerror(errno.EROFS)}: "), line
+
+
 def test_full_disk_while_writing(registry, decisions, capsys, monkeypatch) -> None:
     """ENOSPC half-way through writing a new tree: one clear line; the cached tree of the pin is
     intact and used without the registry; the next run (with space) fetches the new version."""
@@ -350,8 +366,9 @@ def test_full_disk_while_writing(registry, decisions, capsys, monkeypatch) -> No
         return real_write_text(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "write_text", disk_full)
-    failing(capsys, decisions, "no space left on the device while writing the cache",
-            "free some space and run again", target="1.1.0")
+    line = failing(capsys, decisions, target="1.1.0")
+    assert line == (f"error: no space left on the device while writing the cache at {cache_root()}; "
+                    "free some space and run again (the cache was left as it was)")
     assert len(written) == 2, "the fault struck half-way through the tree"
     assert {p: p.read_bytes() for p in pinned.rglob("*") if p.is_file()} == pinned_files
     packs = len(registry.calls("pack"))

@@ -756,6 +756,38 @@ def test_a_package_whose_registry_hash_is_not_the_pinned_one_is_refused(tmp_path
         fetch_tree(pinned, "1.0.0", quiet=True)
 
 
+def test_a_package_pinned_with_the_registrys_hash_is_fetched_at_its_version(tmp_path, monkeypatch) -> None:
+    """The pin records the hash the registry gives: the tree of the pinned version is fetched,
+    checked against it and used (not refused as failing its own check once written)."""
+    from generator.map.model import extension_map
+    npm, ext = shipped_package(tmp_path, monkeypatch, [("package/index.ts", b"x")])
+    published = npm.registry["packages"]["@demo/ext@1.0.0"]["integrity"]
+    tree = fetch_tree(extension_map("@demo/ext", "1.0.0", integrity=published), "1.0.0", quiet=True)
+    assert tree.read("index.ts") == b"x" and tree.integrity == {"@demo/ext": published}
+
+
+def test_a_git_folder_in_a_shipped_package_is_not_part_of_its_tree(tmp_path, monkeypatch) -> None:
+    """npm pack never ships a `.git` folder; a tarball made by hand that holds one does not make a
+    repository's internals citable: the tree is the package's own files."""
+    npm, ext = shipped_package(tmp_path, monkeypatch, [
+        ("package/.git/config", b"[core]\n"), ("package/src/.git/HEAD", b"ref: refs/heads/main\n"),
+        ("package/index.ts", b"x")])
+    tree = fetch_tree(ext, "1.0.0", quiet=True)
+    assert sorted(tree.files) == ["index.ts"]
+    assert tree.classify(".git/config") == "does not exist at 1.0.0"
+
+
+def test_a_file_is_binary_when_a_nul_byte_is_among_its_first_8000_as_git_reads_it(tmp_path, monkeypatch) -> None:
+    """A citation into a binary file is refused as one. Binary is what git calls binary (its diff
+    looks for a NUL byte in the first 8000 bytes): a file whose first NUL comes later is text."""
+    npm, ext = shipped_package(tmp_path, monkeypatch, [
+        ("package/logo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), ("package/late.ts", b"x" * 8000 + b"\0"),
+        ("package/index.ts", b"x")])
+    tree = fetch_tree(ext, "1.0.0", quiet=True)
+    assert tree.classify("logo.png") == "is a binary file"
+    assert tree.classify("late.ts") is None and tree.classify("index.ts") is None
+
+
 @pytest.mark.parametrize("members, words", [
     ([("package/node_modules/dep/index.js", b"bundled"), ("index.js", b"beside package/")],
      "@demo/ext@1.0.0: the tarball holds no files"),
@@ -812,6 +844,19 @@ def test_renames_are_found_beside_a_file_name_that_is_not_utf8(tmp_path: Path) -
     assert renamed_files(demo, "1", "2") == {"b.ts": "b2.ts"}
 
 
+def test_a_renamed_file_with_a_non_ascii_name_is_found_whatever_the_locale(tmp_path: Path, ascii_locale) -> None:
+    """git prints file names as UTF-8 bytes (the names of the repository): they are read as UTF-8
+    under a locale of another encoding too, so the renamed file is the tree's file of that name."""
+    from generator.source.fetch import renamed_files
+    text = "export const café = 'café';\n" * 8
+    project = make_project(tmp_path, {"1": {"café.ts": text}, "2": {"cafés.ts": text}})
+    [demo] = load_maps(project.decisions)
+    with ascii_locale():
+        fetch_tree(demo, "1", quiet=True)
+        assert "cafés.ts" in fetch_tree(demo, "2", quiet=True).files
+        assert renamed_files(demo, "1", "2") == {"café.ts": "cafés.ts"}
+
+
 @pytest.mark.parametrize("setting", ["false", "copies"])
 def test_renames_are_found_whatever_the_users_git_configuration_says(tmp_path: Path, monkeypatch, setting) -> None:
     """Rename detection is asked for, not left to `diff.renames`: off, or set to report copies too
@@ -861,6 +906,18 @@ def test_a_source_map_at_the_top_of_the_tarball_is_read(tmp_path: Path) -> None:
     destination = tmp_path / "packages" / "agent"
     assert _rebuild_sources(package, destination, "@demo/agent@1.0.0") == 1
     assert (destination / "src" / "agent.ts").read_text() == AGENT_TS
+
+
+def test_sources_are_rebuilt_as_utf8_whatever_the_locale(tmp_path: Path, ascii_locale) -> None:
+    """A source's text (non-ASCII here) is written as the UTF-8 the source map's JSON holds, not in
+    the locale's encoding: the cited lines are the package's."""
+    from generator.source.fetch import _rebuild_sources
+    text = "export const arrow = '→'; // café\n"
+    package = tarball(tmp_path / "pkg.tgz", {"dist/agent.js.map": source_map({"../src/agent.ts": text})})
+    destination = tmp_path / "packages" / "agent"
+    with ascii_locale():
+        assert _rebuild_sources(package, destination, "@demo/agent@1.0.0") == 1
+    assert (destination / "src" / "agent.ts").read_bytes() == text.encode("utf-8")
 
 
 def test_source_maps_with_gaps_still_give_every_source_they_hold(tmp_path: Path) -> None:
@@ -1165,6 +1222,31 @@ def test_a_stopped_build_leaves_no_npm_nor_what_it_started_and_starts_no_other(t
         allow_npm()
         for pid in live_with(marker):  # (whatever a failed run left)
             os.kill(pid, signal.SIGKILL)
+
+
+def test_npm_is_killed_when_a_process_ends_while_its_tree_is_listed(monkeypatch) -> None:
+    """npm's processes are found through /proc while they run: one that ends between the listing of
+    its threads and the read of their children (the read then fails, played here without timing)
+    has no children to kill, and npm is killed all the same, without an error."""
+    import errno
+    import signal
+    from generator.source.fetch import _kill_group
+    npm = subprocess.Popen(["sleep", "600"])
+    real_read_text = Path.read_text
+
+    def ended_meanwhile(self: Path, *args, **kwargs):
+        if self.name == "children":
+            raise ProcessLookupError(errno.ESRCH, "No such process", str(self))
+        return real_read_text(self, *args, **kwargs)
+
+    try:
+        with monkeypatch.context() as patched:
+            patched.setattr(Path, "read_text", ended_meanwhile)
+            _kill_group(npm)
+        assert npm.wait(60) == -signal.SIGKILL
+    finally:
+        npm.kill()
+        npm.wait()
 
 
 def test_ctrl_c_while_npm_runs_kills_it_with_what_it_started(tmp_path: Path) -> None:

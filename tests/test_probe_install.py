@@ -115,6 +115,61 @@ def test_no_readable_lockfile_is_refused(tmp_path, monkeypatch, lock) -> None:
     assert installs() == []
 
 
+def test_a_lockfile_with_non_ascii_text_is_read_whatever_the_locale(tmp_path, monkeypatch, ascii_locale) -> None:
+    """npm writes its lockfile in UTF-8, and a linked package's folder may have a non-ASCII name: the
+    lockfile is read as UTF-8 under a locale of another encoding too, and the install kept."""
+    fake = FakeNpm(REGISTRY, lock=lambda rows: rows.update(
+        {"node_modules/local": {"link": True, "resolved": "../caf\u00e9"}}))
+
+    def npm_writing_utf8(args: list[str], what: str, npm: list[str], *, cwd: Path, env: dict[str, str]) -> None:
+        fake(args, what, npm, cwd=cwd, env=env)
+        lock = json.loads((cwd / "package-lock.json").read_bytes())
+        (cwd / "package-lock.json").write_bytes(json.dumps(lock, ensure_ascii=False).encode("utf-8"))
+
+    use_fake_npm(monkeypatch, npm_writing_utf8, REGISTRY)
+    with ascii_locale():
+        install = install_pi(two_packages(tmp_path), "1.0.0", NODE, quiet=True)
+    assert "caf\u00e9".encode() in (install.root / "package-lock.json").read_bytes()
+    assert installs() == [install.root]
+
+
+def test_an_install_that_waited_on_the_lock_uses_the_one_finished_meanwhile(tmp_path, monkeypatch, capsys) -> None:
+    """Two probes installing one pi at once: the one that waited on the lock finds, under it, the
+    install the other finished meanwhile and uses it; npm does not run again (a second install of
+    pi, minutes long). The race is played without timing: the cache holds the install, and the
+    first look, before the lock, misses it as it would have before the other process finished."""
+    fake = FakeNpm(REGISTRY)
+    use_fake_npm(monkeypatch, fake, REGISTRY)
+    demo = two_packages(tmp_path)
+    first = install_pi(demo, "1.0.0", NODE, quiet=True)
+    looks, finished = [], install._open
+
+    def first_look_misses(*args):
+        looks.append(args)
+        return None if len(looks) == 1 else finished(*args)
+
+    monkeypatch.setattr(install, "_open", first_look_misses)
+    assert install_pi(demo, "1.0.0", NODE) == first
+    assert len(fake.calls) == 1 and capsys.readouterr().err == ""
+
+
+def test_an_install_gone_right_after_it_was_written_is_named(tmp_path, monkeypatch) -> None:
+    """The install just written fails its own check when it is opened (its manifest removed at once,
+    by a user clearing the cache, say): the message names its folder, and nothing is used."""
+    use_fake_npm(monkeypatch, FakeNpm(REGISTRY), REGISTRY)
+    publish = install.publish_once
+
+    def published_then_cleared(final: Path, *args, **kwargs) -> None:
+        publish(final, *args, **kwargs)
+        (final / MANIFEST).unlink()
+
+    monkeypatch.setattr(install, "publish_once", published_then_cleared)
+    with pytest.raises(FetchError) as refused:
+        install_pi(two_packages(tmp_path), "1.0.0", NODE, quiet=True)
+    [final] = installs()
+    assert str(refused.value) == f"the install at {final} failed its own check right after it was written"
+
+
 def test_the_finished_install_the_probe_fixtures_lay_is_the_one_install_pi_opens(tmp_path, monkeypatch) -> None:
     """tests/probe_fixtures.py lays a stand-in pi where a finished install is kept: install_pi opens
     it as it is, asking npm nothing (the probe tests rely on it)."""
