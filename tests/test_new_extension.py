@@ -164,3 +164,44 @@ def test_what_it_runs_and_where_it_connects_are_items_citing_each_place(tmp_path
         ("TODO: where it connects, and what for (fetch)", [("index.ts", "4"), ("index.ts", "6")])]
     assert written["unchanged"] == [{"text": "TODO: what it leaves as pi decides it, where a reader could think "
                                              "otherwise"}]
+
+
+def test_bump_extension_pins_the_next_release_and_records_its_own_edition(tmp_path, monkeypatch, capsys) -> None:
+    """`bump --extension NAME VERSION` as a maintainer runs it when the package has a new release:
+    the overlay pinned at it with the registry's integrity, its edition written beside it, the
+    citations whose code moved updated and the one whose code changed shown for a person, and
+    nothing else in the project touched."""
+    decisions, npm = project(tmp_path, monkeypatch)
+    assert run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3").code == 0
+    path = overlay_of(decisions)
+    path.write_text(re.sub(r"TODO\b[^\n]*", "Written from the code.", path.read_text()))
+    # the next release: a line above everything, and the process it starts changed
+    npm.publish("@demo/pi-ext@1.3.0", {"package.json": json.dumps({"name": "@demo/pi-ext", "version": "1.3.0",
+                                                                   "pi": {"extensions": ["./index.ts"]}}),
+                                       "index.ts": "// 1.3.0\n" + INDEX.replace('spawn("git", [])', 'spawn("hg", [])')})
+    others = {p: p.read_bytes() for p in decisions.rglob("*") if p.is_file() and p != path}
+    monkeypatch.setenv("DECISION_MAP_SKIP_PROBES", "1")
+    run = run_main(capsys, "bump", "--extension", "pi-ext", "1.3.0", "--decisions", decisions, "--quiet")
+    assert run.code == 1, run.stderr  # the changed code waits for a person
+    text = path.read_text()
+    # the pin, its registry integrity and the version every citation is checked at, where they were
+    published = npm.registry["packages"]["@demo/pi-ext@1.3.0"]["integrity"]
+    assert text.split("tagline:")[0].endswith(
+        f'extension: pi-ext\npackage: "@demo/pi-ext"\nversion: "1.3.0"\nintegrity: "{published}"\n'
+        'checked_at: "1.3.0"\n')
+    written = yaml.safe_load(text)
+    assert [[(str(c["lines"]), c.get("version")) for c in i["cites"]] for i in written["levers"] + written["runs"]] == [
+        [("4-8", None), ("12", None)], [("9", None)], [("9", "1.2.3")]]  # moved; changed: kept for a person
+    assert 'pi-ext: index.ts: 3-7 → 4-8 (moved, updated)\n' in run.stdout
+    review = next(b for b in run.stdout.split("\n\n") if b.startswith("── pi-ext"))
+    assert review.splitlines()[0] == "── pi-ext changed: pi-ext" and review.splitlines()[-2:] == [
+        '-  spawn("git", []);', '+  spawn("hg", []);']
+    edition = decisions / "pi" / "extensions" / "pi-ext" / "editions" / "1.2.3-to-1.3.0.yaml"
+    assert run.stdout.splitlines()[-1] == f"npm-demo+pi-ext: pinned at 1.3.0 (4 moved, 1 changed); edition written to {edition}"
+    assert {p: p.read_bytes() for p in decisions.rglob("*") if p.is_file() and p not in (path, edition)} == others
+    record = yaml.safe_load(edition.read_text())
+    assert (record["from"], record["to"]) == ("1.2.3", "1.3.0")
+    assert [(r["old"], r["new"], r["status"]) for r in record["citations"]] == [
+        ("3-7", "4-8", "moved"), ("11", "12", "moved"), ("8", "9", "moved"), ("9", "10", "changed"),
+        ("10", "11", "moved")]
+    assert run_main(capsys, "verify", "--decisions", decisions, "--quiet", path).code == 1  # until a person accepts
