@@ -217,7 +217,14 @@ TESTS = {
     "generator/map/rewrite.py": ["tests/test_fix.py", "tests/test_bump.py", "tests/test_record_command.py",
                              "tests/test_records.py", "tests/test_never_lose.py", "tests/test_faults.py",
                              "tests/test_edits_and_schemas.py"],
-    "generator/release/bump.py": ["tests/test_bump.py", "tests/test_edition.py", "tests/test_cli.py"],
+    # and `bump --extension` against a fake npm; the leads bump prints for entries whose code changed
+    "generator/release/bump.py": ["tests/test_bump.py", "tests/test_edition.py", "tests/test_cli.py",
+                                  "tests/test_new_extension.py::test_bump_extension_pins_the_next_release_and_records_"
+                                  "its_own_edition",
+                                  "tests/test_new_extension.py::test_bump_extension_to_a_release_already_fetched_needs_"
+                                  "no_registry",
+                                  "tests/test_leads.py::test_bump_lists_the_leads_new_at_the_target_for_entries_whose_"
+                                  "code_changed"],
     "generator/map/schema.py": ["tests/test_edits_and_schemas.py", "tests/test_load.py", "tests/test_load_checks.py",
                             "tests/test_bad_inputs.py", "tests/test_link_escape.py",
                             # the JSON Schema the editors use, generated and checked against the loader

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 
@@ -221,7 +222,9 @@ def test_accept_with_nothing_new_to_settle_leaves_the_edition_as_it_is(tmp_path,
     p.entry("A4").unlink()
     run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
     assert run_main(capsys, "accept", "A2", "--decisions", p.decisions, "--quiet").code == 0
-    settled = (p.folder / "editions" / "1-to-2.yaml").read_text()
+    # a note a maintainer added to the record is not written over by an accept with nothing to add
+    settled = (p.folder / "editions" / "1-to-2.yaml").read_text() + "# A2 re-read on the release day\n"
+    (p.folder / "editions" / "1-to-2.yaml").write_text(settled)
     assert run_main(capsys, "accept", "A2", "--decisions", p.decisions, "--quiet").code == 0
     assert (p.folder / "editions" / "1-to-2.yaml").read_text() == settled
     assert edition_record(p)["settled"] == {"A2": edition_record(p)["citations"][1]["claim"]}
@@ -537,3 +540,116 @@ def test_bump_keeps_what_each_entry_said_and_accept_keeps_it_after_a_rewrite(tmp
     edition = loaded.editions[-1]
     assert edition.said_before("A2") == 'Plain code: "x: y" and `z`.' and edition.said_before("A1") == "Plain code."
     assert loaded.entry("A2").answer == "Now other code."
+
+
+ITEMS = """\
+id: A5
+question: Who decides A5?
+decided_by: code
+answer: >-
+  Plain code.
+cites:
+  - file: src/lib.ts
+    lines: 1-3
+exceptions:
+  - text: >-
+      When   the code
+      drifts.
+    cites:
+      - file: src/lib.ts
+        lines: 5-8
+overrides:
+  - by: person
+    when: >-
+      A person picks
+      another.
+    cites:
+      - file: src/lib.ts
+        lines: 10-12
+  - by: code
+    can: decide alone
+    when: >-
+      A setting says so.
+    cites:
+      - file: src/lib.ts
+        lines: 1-3
+changed_by:
+  - text: >-
+      A setting   turns
+      it off.
+    cites:
+      - file: src/lib.ts
+        lines: 15
+  - text: Another lever.
+    cites:
+      - file: src/lib.ts
+        lines: 1-3
+"""
+
+
+def test_the_review_of_a_drifted_citation_names_the_items_it_backs(tmp_path, capsys):
+    """An entry's exceptions, overrides and levers each cite their own code: the review of a drifted
+    citation quotes the sentences that citation backs (on one line), the clause to re-read first."""
+    p = make_project(tmp_path, {"1": {"src/lib.ts": V1}, "2": {"src/lib.ts": V2}}, {"A5": ITEMS})
+    run = run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    assert run.code == 1, run.stderr
+    reviews = {b.split(":")[0]: b.splitlines()[:3] for b in run.stdout.split("\n\n") if b.startswith("── A5")}
+    assert reviews == {
+        "── A5 changed": ["── A5 changed: Who decides A5?", "   claim: Plain code.",
+                          "   exception: When the code drifts."],
+        "── A5 missing": ["── A5 missing: Who decides A5?", "   claim: Plain code.",
+                          "   override by person: A person picks another."],
+        "── A5 ambiguous": ["── A5 ambiguous: Who decides A5?", "   claim: Plain code.",
+                            "   lever: A setting turns it off."]}
+
+
+def test_the_claim_digest_of_an_entry_with_items_is_the_one_editions_were_written_with(tmp_path, capsys):
+    """The edition page tells a re-worded entry by comparing the digest an edition recorded with the
+    entry's own: the digest of the same text must not change from one version of the tool to the
+    next, or every entry with levers or overrides would show as re-worded. Its levers one per line,
+    each override with what it can do where it says so."""
+    p = make_project(tmp_path, {"1": {"src/lib.ts": V1}, "2": {"src/lib.ts": V2}}, {"A5": ITEMS})
+    run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    said = "\n".join(["Who decides A5?", "Plain code.", "", "", "A setting   turns it off.\nAnother lever.",
+                      "exception: When   the code drifts.", "override by person: A person picks another.",
+                      "override by code (can decide alone): A setting says so."])
+    assert {row["claim"] for row in edition_record(p)["citations"]} == {hashlib.sha256(said.encode()).hexdigest()[:12]}
+
+
+def test_an_answer_in_any_script_is_kept_in_the_edition_as_written(tmp_path, capsys):
+    """The edition's `before` is the entry's text as a person reads it in the file, and loads back
+    whole: accents and a character outside the Basic Multilingual Plane (as JSON escapes, a pair of
+    surrogates, which YAML cannot read back)."""
+    from generator.map.load import load_maps
+
+    p = project(tmp_path)
+    p.entry("A1").write_text(p.entry("A1").read_text().replace("  Plain code.", "  Plain code: naïve 🙂."))
+    run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    assert '  A1: "Plain code: naïve 🙂."\n' in (p.folder / "editions" / "1-to-2.yaml").read_text()
+    [loaded] = load_maps(p.decisions)
+    assert loaded.editions[-1].said_before("A1") == "Plain code: naïve 🙂."
+
+
+def test_an_entry_deleted_since_the_bump_does_not_stop_the_next_ones_range_being_recorded(tmp_path, capsys):
+    p = project(tmp_path)
+    run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    p.entry("A2").unlink()  # its rows come before A3's in the edition
+    p.entry("A3").write_text(p.entry("A3").read_text().replace('lines: 10-12   # keep me\n    version: "1"',
+                                                               "lines: 13-14"))
+    assert run_main(capsys, "accept", "A3", "--decisions", p.decisions, "--quiet").code == 0
+    rows = {(r["id"], r["old"]): r for r in edition_record(p)["citations"]}
+    assert rows[("A3", "10-12")]["new"] == "13-14" and rows[("A2", "5-8")]["new"] == "8-11"
+
+
+def test_citations_added_to_an_entry_since_the_bump_are_not_taken_for_its_drifted_one(tmp_path, capsys):
+    """A2's changed citation still waits for a person; two new citations of the same file, at the
+    pin, are not the range a person settled it on (which of the two would it be?)."""
+    from generator.release.bump import settled_edition
+    from generator.map.load import load_maps
+
+    p = project(tmp_path)
+    run_main(capsys, "bump", "2", "--decisions", p.decisions, "--quiet")
+    p.entry("A2").write_text(p.entry("A2").read_text().replace(
+        "cites:\n", "cites:\n  - file: src/lib.ts\n    lines: 1-2\n  - file: src/lib.ts\n    lines: 13-14\n"))
+    [decision_map] = load_maps(p.decisions)
+    assert settled_edition(decision_map) is None  # nothing settled: the edition stays as bump wrote it

@@ -164,3 +164,82 @@ def test_what_it_runs_and_where_it_connects_are_items_citing_each_place(tmp_path
         ("TODO: where it connects, and what for (fetch)", [("index.ts", "4"), ("index.ts", "6")])]
     assert written["unchanged"] == [{"text": "TODO: what it leaves as pi decides it, where a reader could think "
                                              "otherwise"}]
+
+
+def overlay_with_a_new_release(tmp_path: Path, monkeypatch, capsys) -> tuple[Path, FakeNpm, Path]:
+    """The overlay `new` wrote at 1.2.3, its TODOs written; 1.3.0 published: a line above
+    everything, and the process it starts changed."""
+    decisions, npm = project(tmp_path, monkeypatch)
+    assert run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3").code == 0
+    path = overlay_of(decisions)
+    path.write_text(re.sub(r"TODO\b[^\n]*", "Written from the code.", path.read_text()))
+    publish(npm, "1.3.0", "// 1.3.0\n" + INDEX.replace('spawn("git", [])', 'spawn("hg", [])'))
+    monkeypatch.setenv("DECISION_MAP_SKIP_PROBES", "1")
+    return decisions, npm, path
+
+
+def publish(npm: FakeNpm, version: str, index: str) -> None:
+    npm.publish(f"@demo/pi-ext@{version}", {"package.json": json.dumps({
+        "name": "@demo/pi-ext", "version": version, "pi": {"extensions": ["./index.ts"]}}), "index.ts": index})
+
+
+def test_bump_extension_pins_the_next_release_and_records_its_own_edition(tmp_path, monkeypatch, capsys) -> None:
+    """`bump --extension NAME VERSION` as a maintainer runs it when the package has a new release:
+    the overlay pinned at it with the registry's integrity, its edition written beside it, the
+    citations whose code moved updated and the one whose code changed shown for a person, and
+    nothing else in the project touched."""
+    decisions, npm, path = overlay_with_a_new_release(tmp_path, monkeypatch, capsys)
+    others = {p: p.read_bytes() for p in decisions.rglob("*") if p.is_file() and p != path}
+    run = run_main(capsys, "bump", "--extension", "pi-ext", "1.3.0", "--decisions", decisions, "--quiet")
+    assert run.code == 1, run.stderr  # the changed code waits for a person
+    text = path.read_text()
+    # the pin, its registry integrity and the version every citation is checked at, where they were
+    published = npm.registry["packages"]["@demo/pi-ext@1.3.0"]["integrity"]
+    assert text.split("tagline:")[0].endswith(
+        f'extension: pi-ext\npackage: "@demo/pi-ext"\nversion: "1.3.0"\nintegrity: "{published}"\n'
+        'checked_at: "1.3.0"\n')
+    written = yaml.safe_load(text)
+    assert [[(str(c["lines"]), c.get("version")) for c in i["cites"]] for i in written["levers"] + written["runs"]] == [
+        [("4-8", None), ("12", None)], [("9", None)], [("9", "1.2.3")]]  # moved; changed: kept for a person
+    assert 'pi-ext: index.ts: 3-7 → 4-8 (moved, updated)\n' in run.stdout
+    review = next(b for b in run.stdout.split("\n\n") if b.startswith("── pi-ext"))
+    assert review.splitlines()[0] == "── pi-ext changed: pi-ext" and review.splitlines()[-2:] == [
+        '-  spawn("git", []);', '+  spawn("hg", []);']
+    edition = decisions / "pi" / "extensions" / "pi-ext" / "editions" / "1.2.3-to-1.3.0.yaml"
+    assert run.stdout.splitlines()[-1] == f"npm-demo+pi-ext: pinned at 1.3.0 (4 moved, 1 changed); edition written to {edition}"
+    assert {p: p.read_bytes() for p in decisions.rglob("*") if p.is_file() and p not in (path, edition)} == others
+    record = yaml.safe_load(edition.read_text())
+    assert (record["from"], record["to"]) == ("1.2.3", "1.3.0")
+    assert [(r["old"], r["new"], r["status"]) for r in record["citations"]] == [
+        ("3-7", "4-8", "moved"), ("11", "12", "moved"), ("8", "9", "moved"), ("9", "10", "changed"),
+        ("10", "11", "moved")]
+    assert run_main(capsys, "verify", "--decisions", decisions, "--quiet", path).code == 1  # until a person accepts
+
+
+def fetch_release(decisions: Path, version: str):
+    """The overlay's package fetched at ``version`` into the cache, as a bump fetches it."""
+    from generator.map.load import load_maps, pinned_extension_map
+    from generator.source.fetch import fetch_tree
+
+    [overlay] = [o for m in load_maps(decisions) for o in m.overlays if o.extension == "pi-ext"]
+    return fetch_tree(pinned_extension_map(overlay), version, quiet=True)
+
+
+def test_bump_extension_to_a_release_already_fetched_needs_no_registry(tmp_path, monkeypatch, capsys) -> None:
+    """The release's tree, once fetched, holds the integrity the registry gave for it: a bump
+    needs the registry no more (offline here). A tree fetched before trees recorded it (its
+    manifest without `integrity`): the registry is asked."""
+    from generator.source.fetch import MANIFEST
+
+    decisions, npm, path = overlay_with_a_new_release(tmp_path, monkeypatch, capsys)
+    published = npm.registry["packages"]["@demo/pi-ext@1.3.0"]["integrity"]
+    fetch_release(decisions, "1.3.0")
+    npm.fail("npm error code ENOTFOUND\n")
+    run = run_main(capsys, "bump", "--extension", "pi-ext", "1.3.0", "--decisions", decisions, "--quiet")
+    assert run.code == 1 and f'\nintegrity: "{published}"\n' in path.read_text(), run.stderr
+    del npm.registry["fail"]
+    publish(npm, "1.4.0", "// 1.4.0\n// 1.3.0\n" + INDEX.replace('spawn("git", [])', 'spawn("hg", [])'))
+    manifest = fetch_release(decisions, "1.4.0").root / MANIFEST
+    manifest.write_text(json.dumps({k: v for k, v in json.loads(manifest.read_text()).items() if k != "integrity"}))
+    assert run_main(capsys, "bump", "--extension", "pi-ext", "1.4.0", "--decisions", decisions, "--quiet").code == 1
+    assert f'\nintegrity: "{npm.registry["packages"]["@demo/pi-ext@1.4.0"]["integrity"]}"\n' in path.read_text()
