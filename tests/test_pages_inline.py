@@ -296,6 +296,16 @@ def test_the_overlay_line_may_be_indented_and_the_text_around_it_stays(demo) -> 
     assert page.endswith("\nAfter.\n")
 
 
+def test_a_hand_written_page_is_read_as_utf_8_whatever_the_locale(demo, ascii_locale) -> None:
+    """A hand-written page is UTF-8 (its "·", "→", "’"): it is read so under a locale of another
+    encoding too, and shown as written."""
+    (demo.pages / "extensions" / "demo-ext.md").write_bytes(
+        "# demo-ext\n\nIt\u2019s asked \u2192 once \u00b7 caf\u00e9.\n\n{{ overlay }}\n".encode("utf-8"))
+    with ascii_locale():
+        page = demo.render().pages["extensions/demo-ext.md"]
+    assert "\nIt\u2019s asked \u2192 once \u00b7 caf\u00e9.\n" in page
+
+
 PIN = ('<span class="dm-pin">demo 1.0.0</span> · [Summary](../demo/index.md) · [The full map](../demo/map.md) · '
        '[Problems](../demo/problems.md) · [Census](../demo/census.md) · [What changed](../demo/editions/index.md) · '
        '[Download as Markdown](../demo/../downloads/demo-decision-map.md){ download }')

@@ -170,6 +170,29 @@ def test_linked_packages_and_the_root_need_no_integrity(tmp_path: Path, monkeypa
     assert install_extension(demo_with(tmp_path, ext), ext).root == folder_of()
 
 
+def test_a_lockfile_and_packages_with_non_ascii_text_are_read_whatever_the_locale(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ascii_locale) -> None:
+    """npm writes the lockfile and a package's package.json in UTF-8 (a linked folder's name, an
+    author's): both are read as UTF-8 under a locale of another encoding too, and the install kept."""
+    fake = FakeNpm(INTEGRITY, lock=lambda rows: rows.update(
+        {"node_modules/local": {"link": True, "resolved": "../caf\u00e9"}}))
+
+    def npm_writing_utf8(args: list[str], what: str, npm: list[str], *, cwd: Path, env: dict[str, str]) -> None:
+        fake(args, what, npm, cwd=cwd, env=env)
+        for written in (cwd / "package-lock.json", cwd / "node_modules" / EXT / "package.json"):
+            text = json.loads(written.read_bytes())
+            text.setdefault("author", "Jos\u00e9 \u2192 Gonz\u00e1lez")
+            written.write_bytes(json.dumps(text, ensure_ascii=False).encode("utf-8"))
+
+    use_fake_npm(monkeypatch, npm_writing_utf8, REGISTRY)
+    ext = overlay(tmp_path, "pi-ext", None, ())
+    demo = demo_with(tmp_path, ext)
+    with ascii_locale():
+        install = install_extension(demo, ext)
+    assert install.root == folder_of()
+    assert "caf\u00e9".encode() in (install.root / "package-lock.json").read_bytes()
+
+
 @pytest.mark.parametrize("lock", [None, "not json", '{"lockfileVersion": 3}'])
 def test_no_readable_lockfile_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lock: str | None) -> None:
     use_fake_npm(monkeypatch, lock_replaced(FakeNpm(INTEGRITY), lock), REGISTRY)

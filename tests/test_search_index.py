@@ -154,6 +154,20 @@ def test_an_index_without_entry_hits_keeps_mkdocs_settings_and_an_index_without_
     assert json.loads(index.read_text())["config"] == {"fields": FIELDS, "separator": SEPARATOR}
 
 
+def test_the_index_file_is_read_and_written_as_utf_8_whatever_the_locale(tmp_path: Path, ascii_locale):
+    """MkDocs writes the index in UTF-8 (a page's "café", "→"): it is read and rewritten as UTF-8
+    under a locale of another encoding too, the word joiners with it."""
+    index = tmp_path / "search_index.json"
+    index.write_bytes(json.dumps({"docs": [{"location": "pi/D1/", "title": "D1 Asked?", "text": ""},
+                                           {"location": "guide/", "title": "Caf\u00e9", "text": "D1 \u2192 D2"}]},
+                                 ensure_ascii=False).encode("utf-8"))
+    with ascii_locale():
+        shape_search_index(index, {"pi/D1/": "D1"}, {"pi/D1/": {"text": "No.", "more": ""}})
+    shaped = json.loads(index.read_bytes().decode("utf-8"))
+    assert shaped["docs"][1] == {"location": "guide/", "title": "Caf\u00e9",
+                                 "text": f"D{WORD_JOINER}1 \u2192 D2", "boost": OTHER_PAGES}
+
+
 def test_a_site_with_no_entry_pages_keeps_its_index_as_it_was() -> None:
     docs = [{"location": "guide/", "title": "D1 in a guide", "text": "D1"}]
     assert shaped_docs(docs, {}) == docs and shaped_docs(docs, {}, {"guide/": {"text": "x"}}) == docs
