@@ -15,9 +15,10 @@ LIST = "a Markdown list item that was not turned into a list"
 
 def test_each_finding_names_its_line_and_the_text_around_the_leak() -> None:
     page = ("<p>Intro.</p>\n<p>A long sentence before the leak that goes on {{ config.site_name }} and a long "
-            "tail after it too.</p>")
-    assert find_leaks(page) == [  # one finding for the whole {{ … }}, not one for each end
-        f"line 2: {TEMPLATE}: …before the leak that goes on {{{{ config.site_name }}}} and a long tail after it too.…"]
+            "tail that goes on after it.</p>")
+    # one finding for the whole {{ … }}, not one for each end; 30 characters either side of it
+    assert find_leaks(page) == [
+        f"line 2: {TEMPLATE}: …before the leak that goes on {{{{ config.site_name }}}} and a long tail that goes on…"]
     assert find_leaks("{: .x } at the very start") == [
         "line 1: an attribute list ({: …}) that Markdown did not apply: …{: .x } at the very start…"]
 
