@@ -940,3 +940,23 @@ def test_the_limits_a_probe_inherits(per_user: bool, monkeypatch: pytest.MonkeyP
     sandbox._limit_resources(Limits(address_space_mb=2048, folder_mb=64, processes=50), per_user=per_user)
     assert asked == [(resource.RLIMIT_AS, (2048 << 20, 2048 << 20)), (resource.RLIMIT_FSIZE, (64 << 20, 64 << 20)),
                      (resource.RLIMIT_CORE, (0, 0))] + ([(resource.RLIMIT_NPROC, (50, 50))] if per_user else [])
+
+
+@pytest.mark.parametrize("in_group", [False, True], ids=["without a control group", "in one"])
+def test_the_process_count_is_bounded_in_the_probe_only_without_a_control_group(in_group: bool) -> None:
+    """What the probe's own process reads in /proc/self/limits: without a control group, RLIMIT_NPROC
+    is the only bound on how many processes it starts; in one, the group bounds the tree and the
+    user's own count (all of the user's processes, outside the probe too) is left as it was."""
+    from generator.probes import sandbox
+
+    class StandInGroup:  # joined in the child before it starts; killed when the run ends
+        def join(self) -> None:
+            pass
+
+        def kill(self) -> None:
+            pass
+
+    run = sandbox._supervise(["cat", "/proc/self/limits"], None, {"PATH": os.defpath}, Limits(processes=77),
+                             sandbox.Sandbox("node-only", "rlimit"), StandInGroup() if in_group else None, [])
+    [processes] = [line.split()[2:4] for line in run.stdout.splitlines() if line.startswith("Max processes")]
+    assert run.exit_code == 0 and (processes == ["77", "77"]) is not in_group
