@@ -517,6 +517,14 @@ def test_with_three_stages_or_more_the_loop_says_where_a_run_starts_and_ends(dem
         "placed where it happens; its colour and its shape say who decides. Select one to read it.")
 
 
+def test_a_stage_named_by_an_abbreviation_keeps_its_capital_in_the_loop_s_caption(demo) -> None:
+    replace_in(demo.folder / "map.yaml", "  - id: G\n", "  - id: K\n    title: K8s jobs, and where they run\n"
+               "  - id: G\n")
+    add_decision(demo, "K1", "Which cluster runs the job?")
+    assert "goes round the loop once per turn (K8s jobs) and ends (ending a run)" in caption(
+        demo.render().pages["demo/index.md"], "summary")  # an ordinary word lower-cased, a name kept as written
+
+
 def test_with_fewer_stages_the_loop_names_the_map(demo) -> None:
     assert caption(demo.render().pages["demo/index.md"], "summary") == (
         '<figcaption id="dm-loop-summary-caption">The decisions of demo, stage by stage; the colour and the shape of '

@@ -1146,6 +1146,27 @@ def test_without_git_the_footer_names_no_commit(tmp_path: Path, monkeypatch) -> 
     assert build_source(tmp_path) == ("", "")
 
 
+def test_a_git_that_never_answers_leaves_the_footer_without_a_commit(tmp_path: Path, monkeypatch) -> None:
+    import shutil
+    import subprocess
+
+    from generator.site import plugin
+
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "git").write_text(f"#!/bin/sh\nexec {shutil.which('sleep')} 600\n")  # a stale lock, say
+    (tmp_path / "bin" / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    real = subprocess.run
+
+    def sooner(*args, **kwargs):  # the time limit's end brought forward: this test does not wait for it
+        if kwargs.get("timeout") is None:
+            pytest.fail("git is run with no time limit: a git that never answers hangs the build")
+        return real(*args, **{**kwargs, "timeout": 0.2})
+
+    monkeypatch.setattr(plugin.subprocess, "run", sooner)
+    assert plugin.build_source(tmp_path) == ("", "")
+
+
 def test_each_page_knows_the_file_a_reader_can_edit(tmp_path: Path) -> None:
     from mkdocs.structure.pages import Page
 
