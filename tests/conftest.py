@@ -735,6 +735,20 @@ def _run_cli_here(args: tuple, cwd: Path | None, env: dict[str, str]) -> Run:
     return Run(code, out.getvalue(), err.getvalue(), in_process=True)
 
 
+def give_up_sooner(monkeypatch: pytest.MonkeyPatch, module, unbounded: str) -> None:
+    """``module``'s ``subprocess.run`` with the end of every time limit brought forward to 0.2 s, so
+    a test of a program that never answers does not wait out the real limit; a run with no limit
+    fails the test, saying ``unbounded`` (what would hang)."""
+    real = subprocess.run
+
+    def sooner(*args, **kwargs):
+        if kwargs.get("timeout") is None:
+            pytest.fail(unbounded)
+        return real(*args, **{**kwargs, "timeout": 0.2})
+
+    monkeypatch.setattr(module.subprocess, "run", sooner)
+
+
 def run_main(capsys: pytest.CaptureFixture, *args: str | Path) -> Run:
     """Run the command line in this process (faster than a subprocess; same code path)."""
     from generator.cli import main

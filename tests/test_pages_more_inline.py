@@ -19,6 +19,7 @@ import pytest
 from jinja2 import UndefinedError
 from markupsafe import Markup
 
+from conftest import give_up_sooner
 from generator.citations.resolve import SourceFile, describe
 from generator.map.model import (Citation, CitationRecord, DecisionMap, Edition, EditionCitation, Entry, Item,
                                  NpmPackage, Overlay, OverlayChange, OverlayLever, Override, Probe, Side, Source,
@@ -1148,7 +1149,6 @@ def test_without_git_the_footer_names_no_commit(tmp_path: Path, monkeypatch) -> 
 
 def test_a_git_that_never_answers_leaves_the_footer_without_a_commit(tmp_path: Path, monkeypatch) -> None:
     import shutil
-    import subprocess
 
     from generator.site import plugin
 
@@ -1156,14 +1156,7 @@ def test_a_git_that_never_answers_leaves_the_footer_without_a_commit(tmp_path: P
     (tmp_path / "bin" / "git").write_text(f"#!/bin/sh\nexec {shutil.which('sleep')} 600\n")  # a stale lock, say
     (tmp_path / "bin" / "git").chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
-    real = subprocess.run
-
-    def sooner(*args, **kwargs):  # the time limit's end brought forward: this test does not wait for it
-        if kwargs.get("timeout") is None:
-            pytest.fail("git is run with no time limit: a git that never answers hangs the build")
-        return real(*args, **{**kwargs, "timeout": 0.2})
-
-    monkeypatch.setattr(plugin.subprocess, "run", sooner)
+    give_up_sooner(monkeypatch, plugin, "git is run with no time limit: a git that never answers hangs the build")
     assert plugin.build_source(tmp_path) == ("", "")
 
 

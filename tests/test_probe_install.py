@@ -8,13 +8,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
 from importlib.machinery import ModuleSpec
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from conftest import give_up_sooner
 from generator.errors import FetchError, UsageError
 from generator.map.model import GitPin, NpmPackage, Source
 from generator.probes import install
@@ -263,14 +263,8 @@ def test_a_node_that_never_answers_is_given_up(fresh_node, tmp_path, monkeypatch
     binary = fake_node(tmp_path / "node", "v24.1.0")
     binary.write_text("#!/bin/sh\nexec sleep 600\n")
     monkeypatch.setenv("DECISION_MAP_NODE", str(binary))
-    real = subprocess.run
-
-    def sooner(*args, **kwargs):  # the time limit's end brought forward: this test does not wait for it
-        if kwargs.get("timeout") is None:
-            pytest.fail("Node's version is asked with no time limit: a Node that never answers hangs `probe`")
-        return real(*args, **{**kwargs, "timeout": 0.2})
-
-    monkeypatch.setattr(install.subprocess, "run", sooner)
+    give_up_sooner(monkeypatch, install, "Node's version is asked with no time limit: a Node that never answers hangs "
+                   "`probe`")
     with pytest.raises(NodeMissing) as missing:
         find_node()
     assert str(missing.value).startswith(f"no Node.js for probes at {binary}; ")
