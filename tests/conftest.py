@@ -25,7 +25,7 @@ import git
 import pytest
 
 from generator.citations.resolve import SourceFile, anchor_for, place
-from memory_root import in_memory_root
+from memory_root import in_memory_root, remove_in_background
 
 if TYPE_CHECKING:  # imported where used: tests/test_ci_skips.py runs this file alone, without site_fixtures
     from site_fixtures.demo_site import DemoSite
@@ -152,28 +152,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not os.environ.get("PYTEST_XDIST_WORKER"):  # the run's last process: every worker has ended
         root = run_root_of(session.config)
         # where this run chose memory, a run that passed leaves nothing: its folders would hold the
-        # machine's RAM (half a gigabyte) until pytest removes them three runs later. (Not where the
-        # caller chose the place: a mutation run does, and runs tests in mutmut's own process, which
-        # takes any child it did not start for a mutant's and stops.)
+        # machine's RAM (half a gigabyte) until pytest removes them three runs later. (Where the
+        # caller chose the place, a mutation run's copy for one, only the pi cache goes.)
         remove_in_background(root if _ROOT_IN_MEMORY and session.exitstatus == 0 else root / "pi-cache")
-
-
-def remove_in_background(folder: Path) -> None:
-    """Remove ``folder`` in a process of its own, at the lowest priority, that outlives the run. The
-    run's pi cache holds three quarters of its files (250,000 of 340,000: pi and every extension
-    installed, pi's trees); pytest keeps the last three runs' folders and removes the fourth's when
-    a later run ends, which took that run a minute (measured). The cache serves no one once its run
-    has ended; the site, its build's log and each test's own folder stay for a person to read."""
-    if not folder.is_dir():
-        return
-    doomed = folder.with_name(f"{folder.name}.removing")
-    try:
-        folder.rename(doomed)
-    except OSError:
-        return  # (left for pytest's own clean-up)
-    low = ["nice", "-n", "19"] + (["ionice", "-c", "3"] if shutil.which("ionice") else [])
-    subprocess.Popen([*low, "rm", "-rf", "--one-file-system", str(doomed)], stdin=subprocess.DEVNULL,
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 
 _SKIPPED: list[str] = []

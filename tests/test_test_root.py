@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from conftest import require
@@ -44,3 +45,26 @@ def test_a_tmpfs_mounted_noexec_is_passed_over(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         answers.append(done.stdout.strip())
     assert answers == ["True", "False"]  # the same tmpfs, taken until it is noexec
+
+
+def test_the_removal_of_a_run_s_folder_is_not_a_child_of_the_run(tmp_path: Path) -> None:
+    """mutmut runs pytest in its own process and stops when a child it did not start ends: the
+    removal the suite starts at its end (conftest.py) must leave the calling process no child, and
+    still remove the folder."""
+    doomed = tmp_path / "pi-cache"
+    (doomed / "deep" / "er").mkdir(parents=True)
+    (doomed / "deep" / "er" / "file").write_text("x")
+    caller = ("import os, sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path\n"
+              "from memory_root import remove_in_background\n"
+              "remove_in_background(Path(sys.argv[2]))\n"
+              "try:\n    print('child', os.waitpid(-1, 0)[0])\n"
+              "except ChildProcessError:\n    print('no child')\n")
+    done = subprocess.run([sys.executable, "-c", caller, str(Path(__file__).parent), str(doomed)],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "no child"
+    assert not doomed.exists()  # moved aside at once, so that a later run never reads a half-removed cache
+    for _ in range(600):  # the removal runs at the lowest priority: up to a minute on a busy machine
+        if not (tmp_path / "pi-cache.removing").exists():
+            break
+        time.sleep(0.1)
+    assert not (tmp_path / "pi-cache.removing").exists()
