@@ -313,7 +313,12 @@ def _diagram(view: MapView, base: str, name: str, *, table: str | None = None,
 
 
 def _stage(group: GroupView) -> str:
-    return _e(group.stage.lower() if group.stage[:1].isupper() and group.stage[1:2].islower() else group.stage)
+    """The stage's name inside a sentence: an ordinary first word lower-cased ("Ending a run", "A
+    retry"), a name or an abbreviation kept ("K8s jobs", "LLM calls"), and the words after it as written."""
+    stage = group.stage
+    first = stage.split(" ", 1)[0]
+    ordinary = first[:1].isupper() and (len(first) == 1 or first[1:].isalpha() and first[1:].islower())
+    return _e(stage[:1].lower() + stage[1:] if ordinary else stage)
 
 
 def _e(text: str) -> str:
