@@ -781,6 +781,19 @@ def test_a_probe_that_ran_shows_its_claim_script_result_and_command(demo) -> Non
     assert "The module it imports" not in probe and "printed or sent" not in probe
 
 
+def test_a_probe_script_and_its_module_are_shown_as_written_whatever_the_locale(demo, ascii_locale) -> None:
+    """A probe script and the module it imports are UTF-8 (a comment's "→", a string's "é"): the page
+    shows them so under a locale of another encoding too."""
+    script = with_probe(demo)
+    (script.parent / "_session.mjs").write_bytes("export const ran = 'caf\u00e9';\n".encode("utf-8"))
+    script.write_bytes('import { ran } from "./_session.mjs";\n// asked \u2192 never\n'
+                       "console.log(JSON.stringify({asked: false, ran}));\n".encode("utf-8"))
+    with ascii_locale():
+        probe = probe_section(demo.render(probes={"D1": ProbeResult(script)}).pages["demo/D1.md"])
+    assert "\n// asked \u2192 never\nconsole.log(" in probe
+    assert "```js\nexport const ran = 'caf\u00e9';\n```" in probe
+
+
 @pytest.mark.parametrize("status, shown", [("fails", "Does not hold"), ("error", "Could not run"),
                                            (None, "Could not run")])
 def test_a_probe_that_did_not_hold_says_so(demo, status, shown) -> None:
