@@ -657,3 +657,14 @@ def test_real_map_every_entry_has_leads_and_none_is_cited(pi_cache, monkeypatch)
     cited = {e.id: [(c.file, c.start, c.end) for c in e.cites] for e in pi.entries}
     for lead in leads:
         assert not any(lead["file"] == f and a <= lead["line"] <= b for f, a, b in cited[lead["id"]]), lead
+
+
+def test_a_default_exported_event_name_is_a_use_and_a_module_re_exported_from_is_not(tmp_path, capsys):
+    """`export default "session:start"` exports the event's name, a value like `export const`; the
+    module path after `export … from` only names a module, even one that reads like an event
+    (`node:os`, which the cited code imports)."""
+    start = 'export async function start(bus: Bus): Promise<void> {\n  bus.emit("session:start", (await import("node:os")).hostname());\n}\n'
+    p = make_project(tmp_path, {"1": {"src/start.ts": start, "src/names.ts": 'export default "session:start";\n',
+                                      "src/host.ts": 'export { hostname } from "node:os";\n'}},
+                     {"E1": entry_yaml("E1", [("src/start.ts", "2")])})
+    assert leads_json(capsys, p, "E1")["E1"] == [("src/names.ts", 1, '"session:start"', 'also emits or handles "session:start"')]
