@@ -657,3 +657,54 @@ def test_real_map_every_entry_has_leads_and_none_is_cited(pi_cache, monkeypatch)
     cited = {e.id: [(c.file, c.start, c.end) for c in e.cites] for e in pi.entries}
     for lead in leads:
         assert not any(lead["file"] == f and a <= lead["line"] <= b for f, a, b in cited[lead["id"]]), lead
+
+
+def test_a_default_exported_event_name_is_a_use_and_a_module_re_exported_from_is_not(tmp_path, capsys):
+    """`export default "session:start"` exports the event's name, a value like `export const`; the
+    module path after `export … from` only names a module, even one that reads like an event
+    (`node:os`, which the cited code imports)."""
+    start = 'export async function start(bus: Bus): Promise<void> {\n  bus.emit("session:start", (await import("node:os")).hostname());\n}\n'
+    p = make_project(tmp_path, {"1": {"src/start.ts": start, "src/names.ts": 'export default "session:start";\n',
+                                      "src/host.ts": 'export { hostname } from "node:os";\n'}},
+                     {"E1": entry_yaml("E1", [("src/start.ts", "2")])})
+    assert leads_json(capsys, p, "E1")["E1"] == [("src/names.ts", 1, '"session:start"', 'also emits or handles "session:start"')]
+
+
+def test_an_environment_variable_only_ever_named_in_strings(tmp_path, capsys):
+    """No `process.env.DEMO_VERBOSE` anywhere: the other place naming it in a string is the lead."""
+    flags = ('export function verbose(): boolean {\n  return readEnv("DEMO_VERBOSE") === "1";\n}\n'
+             'export function loud(): boolean {\n  return readEnv("DEMO_VERBOSE") === "2";\n}\n')
+    p = make_project(tmp_path, {"1": {"src/flags.ts": flags}}, {"V1": entry_yaml("V1", [("src/flags.ts", "2")])})
+    assert leads_json(capsys, p, "V1")["V1"] == [
+        ("src/flags.ts", 5, "DEMO_VERBOSE", "also reads or sets DEMO_VERBOSE (in loud)")]
+
+
+# A print mode whose cited function calls what the RPC mode declares; a wrapper beside them calls
+# the cited function. The caller (worth 4, in the cited folder: 4 x 1.5) and the RPC mode's version
+# (worth 3, in a cited file: 3 x 2) score exactly the same.
+TIE_PRINT = "export function runPrint(): void {\n  flushOutput();\n}\n"
+TIE_RPC = "export function flushOutput(): void {}\nexport function other(): number {\n  return 1;\n}\n"
+TIE_WRAPPER = "export function wrap(): void {\n  runPrint();\n}\n"
+# A cited method that reads its setting through the accessor; `settings.limit()` elsewhere both
+# calls a method named `limit` and reads the setting `limit`, each name found twice in the tree.
+TIE_LIMITS = "export class Limits {\n  limit(): number {\n    return this.settings.getLimit();\n  }\n}\n"
+TIE_USE = ("export function use(settings: Settings): number {\n  return settings.limit();\n}\n"
+           "export function again(limits: Limits): number {\n  return limits.limit();\n}\n")
+
+
+def test_exact_ties_between_leads_and_between_the_names_of_one_place(tmp_path, capsys):
+    p = make_project(tmp_path, {"1": {"src/modes/print-mode.ts": TIE_PRINT, "src/modes/rpc-mode.ts": TIE_RPC,
+                                      "src/modes/wrapper.ts": TIE_WRAPPER, "src/limits.ts": TIE_LIMITS,
+                                      "src/use.ts": TIE_USE}},
+                     {"T1": entry_yaml("T1", [("src/modes/print-mode.ts", "2"), ("src/modes/rpc-mode.ts", "3")]),
+                      "T2": entry_yaml("T2", [("src/limits.ts", "3")])})
+    found = leads_json(capsys, p, "T1", "T2")
+    # the same score: the lead whose own name weighs more first (not the file name's order)
+    assert found["T1"] == [
+        ("src/modes/wrapper.ts", 2, "runPrint", "also calls runPrint, a function the entry cites (in wrap)"),
+        ("src/modes/rpc-mode.ts", 1, "flushOutput", "rpc-mode's version: also flushOutput (in flushOutput)")]
+    # one place, one name, two kinds of the same worth: the first the cited code gives (its
+    # function's callers come before what its lines read) names the lead
+    assert found["T2"] == [
+        ("src/use.ts", 2, "limit", "also calls limit, a function the entry cites (in use)"),
+        ("src/use.ts", 5, "limit", "also calls limit, a function the entry cites (in again)")]

@@ -53,9 +53,10 @@ _ACCESSOR = re.compile(r"^(?:get|set|is|has)([A-Z]\w*)$")
 _CALLABLE = {"function_declaration", "generator_function_declaration", "method_definition",
              "method_signature", "abstract_method_signature", "function_signature"}
 _FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "generator_function"}
-# Where a string is a type, not a value (`type: "tool_call"` in an interface): not a use of it.
+# Where a string is a type, not a value (`type: "tool_call"` in an interface), or a module path: not a
+# use of it. (An export statement holds either: see _value_string.)
 _TYPE_CONTEXTS = {"literal_type", "union_type", "type_annotation", "type_arguments", "property_signature",
-                  "index_signature", "predefined_type", "import_statement", "export_statement", "import"}
+                  "index_signature", "predefined_type", "import_statement", "import"}
 
 _QUERY_TS = """
 (call_expression function: (identifier) @call)
@@ -154,12 +155,15 @@ class SiteIndex:
 
 
 def _value_string(fragment: tree_sitter.Node) -> bool:
-    """A string used as a value (an argument, a case, a comparison, an object's value), not a type
-    or a module path."""
+    """A string used as a value (an argument, a case, a comparison, an object's value, a default
+    export), not a type or a module path."""
     node = fragment.parent  # the string
     parent = node.parent if node is not None else None
     while parent is not None and parent.type in ("parenthesized_expression", "as_expression"):
         parent = parent.parent
+    if parent is not None and parent.type == "export_statement":
+        # `export … from "./mod"` names a module; `export default "tool_call"` exports a value
+        return parent.child_by_field_name("source") != node
     return parent is not None and parent.type not in _TYPE_CONTEXTS
 
 
