@@ -755,6 +755,14 @@ def test_a_range_cited_twice_shows_once_with_the_note_of_the_citation_that_has_o
     assert '<span class="dm-count">1 exception</span>' in page
 
 
+def test_of_two_notes_on_one_range_the_first_speaks_for_it(long_source) -> None:
+    d2 = long_source.folder / "D2.yaml"
+    cite(d2, "5-6", note="the fifth line")
+    cite(d2, "5-6", note="the sixth line")
+    code = section(long_source.render().pages["demo/D2.md"], "## Where in the code")
+    assert "in <code>line5, line6</code> · the fifth line" in code and "the sixth line" not in code
+
+
 # --- an entry's page: its probe ---------------------------------------------------------------------------
 
 
