@@ -5,9 +5,12 @@ first version straight to the last. The replay over pi's real releases is in tes
 
 from __future__ import annotations
 
+import dataclasses
+
 from generator.map.load import load_maps
+from generator.citations import replay as replay_module
 from generator.citations.replay import replay, sample_citations, table
-from generator.citations.verify import Trees
+from generator.citations.verify import Resolution, Trees, resolve_citation
 
 from conftest import entry_yaml, make_project
 
@@ -106,3 +109,70 @@ def test_long_declarations_are_cited_by_a_few_lines_inside_only(tmp_path) -> Non
     assert sample_citations(Trees(decision_map, quiet=True), "1") == [
         ("lib/code.js", 1, 81), ("lib/code.js", 2, 6), ("lib/code.js", 83, 87),
         ("lib/code.js", 164, 173), ("lib/code.js", 165, 169)]
+
+
+def function(name: str, value: int) -> str:
+    return f"function {name}(): number {{\n  return {value};\n}}\n"
+
+
+# Three versions where going release by release and going straight part ways. A file holding the
+# same function twice at version 3 leaves the place to the lines around each copy, and the lines
+# around the cited code differ between versions 1 and 2:
+# - apart.ts: f lies above a at 1 and below b at 2; at 3 one copy lies above a, the other below b:
+#   straight from 1 takes the first, release by release (from 2) the second.
+# - chain0.ts, chain1.ts: g (k) alone at 1, below c at 2: at 3 only the chain tells the copies apart.
+# - straight0.ts, straight1.ts: h (m) above e at 1, above a constant at 2 (not moved): at 3 only
+#   the straight resolution tells the copies apart, the chain stops.
+# - beta leaves beta.ts for gamma.ts at 2 and drops its `export` there (a move, not a change).
+BETA = "export function beta(): string {\n  return \"b\";\n}\n"
+PARTING = {
+    "1": {"src/apart.ts": function("f", 1) + "\n" + function("a", 2), "src/beta.ts": BETA,
+          **{f"src/chain{n}.ts": function(name, 4) for n, name in enumerate("gk")},
+          **{f"src/straight{n}.ts": function(name, 7) + "\n" + function("e", 8) for n, name in enumerate("hm")}},
+    "2": {"src/apart.ts": function("b", 3) + "\n" + function("f", 1), "src/gamma.ts": BETA.replace("export ", ""),
+          **{f"src/chain{n}.ts": function("c", 5) + "\n" + function(name, 4) for n, name in enumerate("gk")},
+          **{f"src/straight{n}.ts": function(name, 7) + "\nconst x = 9;\n" for n, name in enumerate("hm")}},
+    "3": {"src/apart.ts": function("f", 1) + "\n" + function("a", 2) + "\n" + function("b", 3) + "\n"
+          + function("f", 1), "src/gamma.ts": BETA.replace("export ", ""),
+          **{f"src/chain{n}.ts": function(name, 4) + "\n" + function("c", 5) + "\n" + function(name, 4)
+             for n, name in enumerate("gk")},
+          **{f"src/straight{n}.ts": function(name, 7) + "\n" + function("e", 8) + "\n" + function(name, 7)
+             for n, name in enumerate("hm")}},
+}
+
+
+def test_where_the_chain_and_the_straight_resolution_part_ways_each_is_counted(tmp_path) -> None:
+    # once with the map's entry as the template of the carried ones, once with none: R<n> either way
+    for entries in (True, False):
+        root = tmp_path / str(entries)
+        project = make_project(root, PARTING, {"D1": entry_yaml("D1", [("src/apart.ts", "1-3")])} if entries else {})
+        [decision_map] = load_maps(project.decisions)
+        result = replay(decision_map, ["1", "2", "3"])
+        # R1 f, R2 a, R3 beta, R4 g, R5 k, R6 h, R7 e (h's file), R8 m, R9 e (m's file)
+        assert result.citations == 9
+        first, second = result.steps
+        # f, g, k moved down; beta to gamma.ts, its text the same but for `export`; h, m stay; a, e, e gone
+        assert dict(first.counts) == {"moved": 3, "moved to another file": 1, "ok": 2, "missing": 3}
+        assert (first.text_checked, first.text_differs) == (4, [])
+        # beta, carried to gamma.ts and recorded there, is where it was; a, e, e are back where they were
+        # at 1; h and m, carried to 2, have two copies and nothing to choose between them
+        assert dict(second.counts) == {"moved": 3, "ok": 4, "ambiguous": 2}
+        assert dict(result.direct) == {"ok": 6, "moved to another file": 1, "ambiguous": 2}
+        assert result.disagree == ["R1: release by release ('src/apart.ts', 13, 15), straight ('src/apart.ts', 1, 3)"]
+        assert (result.agree, result.only_direct, result.only_chain) == (4, 2, 2)
+
+
+def test_a_moved_citation_that_holds_other_code_is_named(tmp_path, monkeypatch) -> None:
+    # The replay checks the resolver: a resolver that moved citations onto other code (here, a line
+    # short) would show in the step's text differs, each citation from where to where.
+    def a_line_short(*args) -> Resolution:
+        result = resolve_citation(*args)
+        if result.status != "moved":
+            return result
+        return dataclasses.replace(result, resolved=(result.resolved[0], result.resolved[1] - 1))
+
+    monkeypatch.setattr(replay_module, "resolve_citation", a_line_short)
+    [step] = replay(demo_map(tmp_path), ["1", "2"]).steps
+    assert step.text_checked == 4
+    assert step.text_differs == ["src/a.ts:1-7 → src/a.ts:4-9", "src/a.ts:2-6 → src/a.ts:5-8",
+                                 "src/a.ts:9-11 → src/b.ts:1-2", "src/a.ts:13-15 → src/a.ts:12-13"]
