@@ -41,6 +41,7 @@ def test_a_line_cites_the_whole_declaration_around_it(tmp_path, capsys) -> None:
     assert run.code == 0, run.stderr
     assert run.stdout == (f"wrote {project.entry('D2')}: D2 cites two; fill in question, decided_by and answer, "
                           "then run `make verify`\n")
+    assert run.stderr == f"fetching git: {project.url} at v1\n"  # the source not yet in the cache: its fetch shown
     text = project.entry("D2").read_text()
     assert text.startswith("# yaml-language-server: $schema=../../schema/entry.schema.json\nid: D2\nkind: decision\n")
     entry = yaml.safe_load(text)
@@ -97,11 +98,26 @@ def test_the_guessed_group_names_the_file_by_its_name_alone(tmp_path, capsys) ->
     assert "note: group E guessed from the entries that cite c.ts; give --group or --id to choose" in run.stderr
 
 
+def test_the_guessed_group_names_a_file_at_the_top_of_the_tree(tmp_path, capsys) -> None:
+    project = make_project(tmp_path, {"1": {"index.ts": CODE}}, {"D1": entry_yaml("D1", [("index.ts", "2-4")])})
+    run = run_main(capsys, "new", "index.ts:8", "--decisions", project.decisions)
+    assert run.code == 0, run.stderr
+    assert "note: group D guessed from the entries that cite index.ts; give --group or --id to choose" in run.stderr
+    assert cites_of(project.entry("D2"))[0]["file"] == "index.ts"
+
+
 def test_a_file_no_entry_cites_needs_a_group(tmp_path, capsys) -> None:
     project = project_of(tmp_path, D1=[("src/a.ts", "2-4")])
     run = run_main(capsys, "new", "src/b.ts:1", "--decisions", project.decisions)
     assert_clean_failure(run, "no entry cites src/b.ts yet, so its group cannot be guessed; give --group: "
                               "see map.yaml")
+    assert files_of(project) == ["D1.yaml", "map.yaml"]
+    # a map that declares its groups: they are offered, each with its title
+    project.map_yaml.write_text(project.map_yaml.read_text() + "groups:\n  - id: A\n    title: Starting up\n"
+                                "  - id: D\n    title: Doing\n")
+    run = run_main(capsys, "new", "src/b.ts:1", "--decisions", project.decisions)
+    assert_clean_failure(run, "no entry cites src/b.ts yet, so its group cannot be guessed; give --group: "
+                              "A (Starting up), D (Doing)")
     assert files_of(project) == ["D1.yaml", "map.yaml"]
 
 

@@ -65,8 +65,13 @@ def test_the_overlay_pins_the_package_and_cites_every_lever_it_uses(tmp_path, mo
     # the download is shown as it goes (the package's files: its package.json and index.ts)
     assert run.stderr == "fetching npm: @demo/pi-ext@1.2.3\nfetching npm: @demo/pi-ext@1.2.3: 2 source files\n"
     text = path.read_text()
-    assert text.startswith("# yaml-language-server: $schema=../../../schema/overlay.schema.json\n"
-                           "# Started by `python -m generator new --extension @demo/pi-ext@1.2.3`")
+    # the header a contributor reads first: where the file came from and what to do with it
+    assert text.startswith(
+        "# yaml-language-server: $schema=../../../schema/overlay.schema.json\n"
+        "# Started by `python -m generator new --extension @demo/pi-ext@1.2.3`: every lever its\n"
+        "# code uses, cited. Write each TODO from the cited code (merge or drop items that say the same),\n"
+        "# then run `python -m generator verify` (see decisions/FORMAT.md, \"An extension on npm\").\n"
+        "extension: pi-ext\n")
     written = yaml.safe_load(text)
     published = npm.registry["packages"]["@demo/pi-ext@1.2.3"]["integrity"]
     assert {k: written[k] for k in ("extension", "package", "version", "integrity", "checked_at")} == {
@@ -164,6 +169,94 @@ def test_what_it_runs_and_where_it_connects_are_items_citing_each_place(tmp_path
         ("TODO: where it connects, and what for (fetch)", [("index.ts", "4"), ("index.ts", "6")])]
     assert written["unchanged"] == [{"text": "TODO: what it leaves as pi decides it, where a reader could think "
                                              "otherwise"}]
+    # no lever it uses names a decision: the change to write starts at the one any extension changes
+    assert [(c["decision"], c["how"]) for c in written["changes"]] == [("C10", "TODO: how it changes C10")]
+
+
+def test_a_map_without_shared_levers_starts_the_changes_at_c10(tmp_path, monkeypatch, capsys) -> None:
+    """A map whose map.yaml names no `shared_levers`, and an extension whose levers name no
+    decision: the change to write is pi's C10, the decision that lists what any extension changes."""
+    decisions, npm = project(tmp_path, monkeypatch)
+    map_yaml = decisions / "pi" / "map.yaml"
+    map_yaml.write_text(map_yaml.read_text().replace("shared_levers: C10\n", ""))
+    npm.publish("@demo/pi-net@1.0.0", {"package.json": json.dumps({"name": "@demo/pi-net", "version": "1.0.0",
+                                                                   "pi": {"extensions": ["./index.ts"]}}),
+                                       "index.ts": 'export default function (pi) {\n  fetch("https://a.example");\n}\n'})
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-net@1.0.0")
+    assert run.code == 0, run.stderr
+    written = yaml.safe_load(overlay_of(decisions, "pi-net").read_text())
+    assert [(c["decision"], c["how"]) for c in written["changes"]] == [("C10", "TODO: how it changes C10")]
+
+
+def test_code_that_is_not_utf8_is_cited_all_the_same(tmp_path, monkeypatch, capsys) -> None:
+    """A byte that is not UTF-8 (a Latin-1 comment) in a call cited whole: the overlay is written,
+    and its citations hold."""
+    decisions, npm = project(tmp_path, monkeypatch)
+    index = INDEX.encode().replace(b'name: "short",', b'name: "short", // caf\xe9')
+    npm.publish("@demo/pi-latin@1.0.0", {"package.json": json.dumps({"name": "@demo/pi-latin", "version": "1.0.0",
+                                                                     "pi": {"extensions": ["./index.ts"]}}),
+                                         "index.ts": index})
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-latin@1.0.0")
+    assert run.code == 0, run.stderr
+    path = overlay_of(decisions, "pi-latin")
+    written = yaml.safe_load(path.read_text())
+    assert [str(c["lines"]) for c in written["levers"][0]["cites"]] == ["3-7", "11"]
+    path.write_text(re.sub(r"TODO\b[^\n]*", "Written from the code.", path.read_text()))
+    run = run_main(capsys, "verify", "--decisions", decisions, "--format", "json", "--quiet", path)
+    assert run.code == 0, run.stderr
+    assert [r["status"] for r in json.loads(run.stdout)["citations"]] == ["ok"] * 5
+
+
+def test_a_call_cited_whole_ends_on_its_last_line_whatever_blank_lines_are_near(tmp_path, monkeypatch,
+                                                                               capsys) -> None:
+    """A short call with a blank line just before its last line, the end of the file right after it,
+    and blank lines above everything: cited from its first line to its last, no line more or less."""
+    decisions, npm = project(tmp_path, monkeypatch)
+    index = '\n' * 6 + 'export default (pi) => {\n  pi.registerTool({\n    name: "a",\n\n  });\n}\n'
+    npm.publish("@demo/pi-gaps@1.0.0", {"package.json": json.dumps({"name": "@demo/pi-gaps", "version": "1.0.0",
+                                                                    "pi": {"extensions": ["./index.ts"]}}),
+                                        "index.ts": index})
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-gaps@1.0.0")
+    assert run.code == 0, run.stderr
+    written = yaml.safe_load(overlay_of(decisions, "pi-gaps").read_text())
+    assert [(i["lever"], [str(c["lines"]) for c in i["cites"]]) for i in written["levers"]] == [
+        ("registerTool", ["8-11"])]
+
+
+def test_a_second_run_while_the_first_overlay_is_unfinished_is_refused(tmp_path, monkeypatch, capsys) -> None:
+    """The overlay `new` wrote still holds its TODOs (so the map leaves it out): running `new` again
+    for the same name is refused all the same, and the file is left as it was."""
+    decisions, _ = project(tmp_path, monkeypatch)
+    assert run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3").code == 0
+    path = overlay_of(decisions)
+    path.write_text(path.read_text().replace("TODO: what it is, in one line", "TODO: my notes so far"))
+    before = path.read_text()
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3")
+    assert run.code == 2 and f"error: {path} exists already; give another --name" in run.errors, run.stderr
+    assert path.read_text() == before
+
+
+def test_a_package_once_fetched_needs_no_registry(tmp_path, monkeypatch, capsys) -> None:
+    """The package's tree in the cache holds the integrity the registry gave: a second overlay of
+    it is written offline, pinned with that integrity. A tree fetched before trees recorded it (its
+    manifest without `integrity`): the registry is asked."""
+    from generator.map.model import extension_map
+    from generator.source.fetch import MANIFEST, fetch_tree
+
+    decisions, npm = project(tmp_path, monkeypatch)
+    published = npm.registry["packages"]["@demo/pi-ext@1.2.3"]["integrity"]
+    assert run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3").code == 0
+    npm.fail("npm error code ENOTFOUND\n")
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3", "--name", "offline")
+    assert run.code == 0, run.stderr
+    assert yaml.safe_load(overlay_of(decisions, "offline").read_text())["integrity"] == published
+    del npm.registry["fail"]
+    npm.save()
+    manifest = fetch_tree(extension_map("@demo/pi-ext", "1.2.3"), "1.2.3", quiet=True).root / MANIFEST
+    manifest.write_text(json.dumps({k: v for k, v in json.loads(manifest.read_text()).items() if k != "integrity"}))
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3", "--name", "asked")
+    assert run.code == 0, run.stderr
+    assert yaml.safe_load(overlay_of(decisions, "asked").read_text())["integrity"] == published
 
 
 def overlay_with_a_new_release(tmp_path: Path, monkeypatch, capsys) -> tuple[Path, FakeNpm, Path]:
