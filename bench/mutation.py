@@ -563,10 +563,15 @@ def results(work: Path, modules: list[str]) -> tuple[list[dict], dict[str, list[
 
 
 def untested(work: Path, module: str) -> list[str]:
-    """The mutants of the module's chosen functions (MODULES) that have no verdict yet."""
+    """The mutants of the module's chosen functions (MODULES) that have no verdict yet; and, by their
+    glob, the chosen functions of which the last run made no mutant (listed since, or a decorator
+    unwrapped since): mutmut, given one, mutates the module again and tests what the glob matches.
+    (A function that has no mutant to make, a one-line getter, is named for nothing each time.)"""
     codes = json.loads((work / "mutants" / f"{module}.meta").read_text())["exit_code_by_key"]
-    wanted = [re.compile(fnmatch_to_regex(f"{dotted(module)}.{pattern_of(f)}")) for f in MODULES[module]]
-    return [name for name, code in codes.items() if code is None and any(w.fullmatch(name) for w in wanted)]
+    wanted = {f"{dotted(module)}.{pattern_of(f)}": re.compile(fnmatch_to_regex(f"{dotted(module)}.{pattern_of(f)}"))
+              for f in MODULES[module]}
+    left = [name for name, code in codes.items() if code is None and any(w.fullmatch(name) for w in wanted.values())]
+    return left + [glob for glob, w in wanted.items() if not any(w.fullmatch(name) for name in codes)]
 
 
 def fnmatch_to_regex(pattern: str) -> str:

@@ -239,6 +239,22 @@ def test_a_mutation_run_again_tests_the_survivors_with_the_current_code_and_test
     assert 'pytest_add_cli_args_test_selection = ["tests/test_records.py", "tests/test_new.py"]' in config
 
 
+def test_a_mutation_run_again_takes_up_a_function_listed_since(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """`--again` on a module run on part of its functions tests the mutants without a verdict, and a
+    function added to the list since (or freed of its decorator), of which the last run made no
+    mutant, by its glob: mutmut then mutates it; nothing else is tested again."""
+    mutation = _mutation_script()
+    module = "generator/probes/install.py"
+    monkeypatch.setitem(mutation.MODULES, module, ["_open", "PiInstall.node_modules"])
+    meta = tmp_path / "mutants" / f"{module}.meta"
+    meta.parent.mkdir(parents=True)
+    meta.write_text(json.dumps({"exit_code_by_key": {"generator.probes.install.x__open__mutmut_1": 1,
+                                                     "generator.probes.install.x__open__mutmut_2": None,
+                                                     "generator.probes.install.x__tree__mutmut_1": None}}))
+    assert mutation.untested(tmp_path, module) == ["generator.probes.install.x__open__mutmut_2",
+                                                  "generator.probes.install.xǁPiInstallǁnode_modules__mutmut_*"]
+
+
 def test_a_mutation_copy_unwraps_the_listed_decorated_functions_for_mutmut(tmp_path: Path):
     """mutmut leaves a decorated function alone: the copy of a module writes a listed one's decorator
     as an assignment after it (the same objects), and leaves the others as they are."""
