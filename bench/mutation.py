@@ -345,6 +345,10 @@ def main(argv: list[str] | None = None) -> int:
                 names = untested(work, module)
                 if not names:
                     continue
+                if any(name.endswith("*") for name in names):
+                    # mutmut's record of the tests that reach each function knows no test of a function
+                    # it never mutated (its mutants would have "no tests"): a whole first pass again
+                    (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
             # (a new test selection makes mutmut drop every verdict: the chosen functions' all again)
         elif not args.reuse:
             tests = None if args.all_tests else (args.tests or TESTS[module])
