@@ -526,11 +526,13 @@ def test_a_stage_named_by_an_abbreviation_keeps_its_capital_in_the_loop_s_captio
 
 
 def test_a_stage_s_first_word_alone_is_lower_cased_in_the_loop_s_caption(demo) -> None:
-    replace_in(demo.folder / "map.yaml", "  - id: G\n", "  - id: R\n    title: A second try at the LLM; backoff\n"
-               "  - id: G\n")
+    replace_in(demo.folder / "map.yaml", "  - id: G\n", "  - id: R\n    title: \"A\\tsecond try at the LLM; backoff\"\n"
+               "  - id: O\n    title: OAuth tokens\n  - id: G\n")
     add_decision(demo, "R1", "Is the call tried again?")
-    assert "goes round the loop once per turn (a second try at the LLM) and ends (ending a run)" in caption(
-        demo.render().pages["demo/index.md"], "summary")  # a one-letter word too; the name after it kept
+    add_decision(demo, "O1", "Is the token refreshed?")
+    # a one-letter word too (a tab after it read as a space); the name after it kept; a name with a capital inside kept
+    assert "goes round the loop once per turn (a second try at the LLM, OAuth tokens) and ends (ending a run)" in \
+        caption(demo.render().pages["demo/index.md"], "summary")
 
 
 def test_with_fewer_stages_the_loop_names_the_map(demo) -> None:
