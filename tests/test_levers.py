@@ -161,12 +161,13 @@ export default function (pi: ExtensionAPI) {
   const events = (pi as any).events;
   events?.on?.("input", () => {});
   pi.registerTool.length;
+  if (!pi.setThinkingLevel || void pi.registerFlag) {}
 }
 """
     assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
         ("registerTool", 2), ("registerTool", 3), ("appendEntry", 4), ("appendEntry", 6), ("tool_call", 9),
-        ("sendUserMessage", 10), ("sendUserMessage", 11)]  # `typeof pi.setModel` only tests for it; pi.events is
-    # pi's event bus between extensions, not `pi.on`
+        ("sendUserMessage", 10), ("sendUserMessage", 11)]  # `typeof pi.setModel` only tests for it, as `!` does
+    # (no unary operator hands the method on); pi.events is pi's event bus between extensions, not `pi.on`
 
 
 def test_pis_ui_handed_on_by_itself_is_found(tmp_path):

@@ -449,8 +449,8 @@ def _pi_method(scope: _Scope, node: tree_sitter.Node | None) -> str | None:
 
 
 def _method_taken(scope: _Scope, member: tree_sitter.Node) -> str | None:
-    """The API method ``pi.X`` names when it is taken as a value, not called there (nor only tested
-    with ``typeof``)."""
+    """The API method ``pi.X`` names when it is taken as a value, not called there (nor only tested,
+    with ``typeof`` or ``!``)."""
     if not _is_pi(scope, member.child_by_field_name("object")):
         return None
     outer = member
@@ -460,8 +460,8 @@ def _method_taken(scope: _Scope, member: tree_sitter.Node) -> str | None:
     parent = outer.parent
     if parent is None or (parent.type == "call_expression" and parent.child_by_field_name("function") == outer):
         return None
-    if parent.type == "unary_expression" and _text(parent.child_by_field_name("operator")) == "typeof":
-        return None
+    if parent.type == "unary_expression":
+        return None  # `typeof pi.X`, `!pi.X`, `void pi.X`: no unary operator hands the method on
     if parent.type == "member_expression" and _text(parent.child_by_field_name("property")) != "bind":
         return None  # `pi.events.on`: a member of a member, not the method itself
     return _text(member.child_by_field_name("property"))
