@@ -616,6 +616,25 @@ function promisify(f) { return (...args) => new Promise((done) => f(...args, don
         ("child_process.execFile", 5), ("child_process.exec", 10), ("child_process.spawn", 13)]
 
 
+def test_a_process_call_wrapped_by_a_promisify_from_anywhere_is_found(tmp_path):
+    index = """\
+import { execFile } from "node:child_process";
+import { promisify } from "./helpers";
+export default function (pi: ExtensionAPI) {
+  const run = promisify(execFile);
+}
+"""
+    helpers = """\
+import { spawn } from "node:child_process";
+import { promisify } from "bluebird";
+export { promisify };
+export const start = promisify(spawn);
+"""
+    # util's, the extension's own (here from its helpers file) or a library's: each wraps the call
+    assert found(tmp_path, {"index.ts": index, "helpers.ts": helpers}) == [
+        ("child_process.spawn", "helpers.ts", 4), ("child_process.execFile", "index.ts", 4)]
+
+
 def test_api_methods_with_no_row_are_no_levers_and_wrappers_are_followed_by_their_last_name(tmp_path):
     index = """\
 export default function (pi: ExtensionAPI) {

@@ -597,8 +597,8 @@ def _calls(code: ParsedFile, scope: _Scope, rows: dict[str, LeverRow]):
                 elif method != "on" and method in rows and rows[method].kind == "api":
                     yield node, method, "api"
             # promisify(exec): the call made through it runs the process (promisify imported from
-            # util, as it usually is, or a global of the extension's own)
-            elif name == "promisify" and scope.modules.get(name, ("util", "promisify")) == ("util", "promisify"):
+            # util, as it usually is, from a library, or the extension's own: each wraps the call)
+            elif name == "promisify":
                 args = _args(node)
                 if args and _text(args[0]) in scope.modules:
                     lever = _module_lever(scope.modules[_text(args[0])], None)
