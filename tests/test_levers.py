@@ -635,6 +635,20 @@ export const start = promisify(spawn);
         ("child_process.spawn", "helpers.ts", 4), ("child_process.execFile", "index.ts", 4)]
 
 
+def test_an_alias_is_followed_however_many_aliases_declared_after_it_lead_to_the_api(tmp_path):
+    index = """\
+export default function (pi: ExtensionAPI) { a = pi; }
+function later() { const e = d; e.setModel(m); }
+const d = c;
+const c = b;
+const b = a;
+let a;
+"""
+    # `e` holds what `d` holds, which holds `c`'s, … down to `a`, given the API: a name holds it
+    # wherever in the file it is given it
+    assert found(tmp_path, {"index.ts": index}) == [("setModel", "index.ts", 2)]
+
+
 def test_api_methods_with_no_row_are_no_levers_and_wrappers_are_followed_by_their_last_name(tmp_path):
     index = """\
 export default function (pi: ExtensionAPI) {

@@ -192,7 +192,11 @@ def _scope(code: ParsedFile) -> _Scope:
                     _parameter(scope, param, "")
         elif node.type == "arrow_function" and node.child_by_field_name("parameter") is not None:
             _parameter(scope, node.child_by_field_name("parameter"), "")
-    for _ in range(3):  # aliases of aliases
+    # aliases of aliases, each declared before or after what it copies: a round follows one more
+    # link, until one finds nothing new (what a name is found to hold is never taken back, so the
+    # counts only grow, and the rounds end)
+    while True:
+        known = _known(scope)
         for node in code.of("variable_declarator", "assignment_expression", "call_expression"):
             if node.type == "variable_declarator":
                 _declarator(scope, node.child_by_field_name("name"), node.child_by_field_name("value"))
@@ -200,7 +204,14 @@ def _scope(code: ParsedFile) -> _Scope:
                 _declarator(scope, node.child_by_field_name("left"), node.child_by_field_name("right"))
             elif node.type == "call_expression":
                 _passed_on(scope, node)
-    return scope
+        if _known(scope) == known:
+            return scope
+
+
+def _known(scope: _Scope) -> tuple[int, ...]:
+    """How many names the file's scope holds something for, by what they hold."""
+    return (len(scope.pi), len(scope.pi_fields), len(scope.pi_methods), len(scope.ctx), len(scope.ui),
+            len(scope.modules), len(scope.strings))
 
 
 def _parameter(scope: _Scope, pattern: tree_sitter.Node | None, type_text: str) -> None:
