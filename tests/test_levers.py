@@ -36,13 +36,14 @@ def table():
     return load_maps(DECISIONS, editions=False)[0].levers
 
 
-def package(tmp_path: Path, files: dict[str, str]) -> SourceTree:
-    """A package's files as npm ships them, as a source tree."""
+def package(tmp_path: Path, files: dict[str, str | bytes]) -> SourceTree:
+    """A package's files as npm ships them, as a source tree (text as UTF-8, bytes as they are)."""
     digests = {}
     for name, text in files.items():
+        data = text.encode() if isinstance(text, str) else text
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-        digests[name] = {"size": len(text.encode()), "sha256": hashlib.sha256(text.encode()).hexdigest()}
+        (tmp_path / name).write_bytes(data)
+        digests[name] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
     return SourceTree(tmp_path, "1.0.0", digests)
 
 
@@ -160,12 +161,13 @@ export default function (pi: ExtensionAPI) {
   const events = (pi as any).events;
   events?.on?.("input", () => {});
   pi.registerTool.length;
+  if (!pi.setThinkingLevel || void pi.registerFlag) {}
 }
 """
     assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
         ("registerTool", 2), ("registerTool", 3), ("appendEntry", 4), ("appendEntry", 6), ("tool_call", 9),
-        ("sendUserMessage", 10), ("sendUserMessage", 11)]  # `typeof pi.setModel` only tests for it; pi.events is
-    # pi's event bus between extensions, not `pi.on`
+        ("sendUserMessage", 10), ("sendUserMessage", 11)]  # `typeof pi.setModel` only tests for it, as `!` does
+    # (no unary operator hands the method on); pi.events is pi's event bus between extensions, not `pi.on`
 
 
 def test_pis_ui_handed_on_by_itself_is_found(tmp_path):
@@ -588,6 +590,97 @@ export default function (pi: ExtensionAPI) {
     assert [(u.lever, u.line) for u in report.levers] == [
         ("registerTool", 2), ("registerCommand", 5), ("registerShortcut", 8), ("appendEntry", 11)]
     assert report.unresolved == (("index.ts", 12),)  # `pi.on()` names no event
+
+
+def test_a_module_held_through_a_default_import_a_late_alias_or_an_own_promisify_and_what_is_no_import(tmp_path):
+    index = """\
+import childProcess from "node:child_process";
+import { exec } from "node:child_process";
+export default function (pi: ExtensionAPI) {
+  const run = childProcess.execFile;
+  run("gh", []);
+  const settings = config.get("https");
+  settings.request("x");
+  const plugin = require(pluginPath);
+  const broken = require();
+  const shell = promisify(exec);
+  const here = new URL;
+}
+function later() { const go = launcher; go("git", []); }
+const launcher = childProcess.spawn;
+function promisify(f) { return (...args) => new Promise((done) => f(...args, done)); }
+"""
+    # `go` holds what `launcher`, declared after it, holds; a call given a string is not an import,
+    # a require of a name (or of nothing) names no module, and a `new URL` with no arguments no file
+    assert [(lever, line) for lever, _, line in found(tmp_path, {"index.ts": index})] == [
+        ("child_process.execFile", 5), ("child_process.exec", 10), ("child_process.spawn", 13)]
+
+
+def test_a_process_call_wrapped_by_a_promisify_from_anywhere_is_found(tmp_path):
+    index = """\
+import { execFile } from "node:child_process";
+import { promisify } from "./helpers";
+export default function (pi: ExtensionAPI) {
+  const run = promisify(execFile);
+}
+"""
+    helpers = """\
+import { spawn } from "node:child_process";
+import { promisify } from "bluebird";
+export { promisify };
+export const start = promisify(spawn);
+"""
+    # util's, the extension's own (here from its helpers file) or a library's: each wraps the call
+    assert found(tmp_path, {"index.ts": index, "helpers.ts": helpers}) == [
+        ("child_process.spawn", "helpers.ts", 4), ("child_process.execFile", "index.ts", 4)]
+
+
+def test_an_alias_is_followed_however_many_aliases_declared_after_it_lead_to_the_api(tmp_path):
+    index = """\
+export default function (pi: ExtensionAPI) { a = pi; }
+function later() { const e = d; e.setModel(m); }
+const d = c;
+const c = b;
+const b = a;
+let a;
+"""
+    # `e` holds what `d` holds, which holds `c`'s, … down to `a`, given the API: a name holds it
+    # wherever in the file it is given it
+    assert found(tmp_path, {"index.ts": index}) == [("setModel", "index.ts", 2)]
+
+
+def test_api_methods_with_no_row_are_no_levers_and_wrappers_are_followed_by_their_last_name(tmp_path):
+    index = """\
+export default function (pi: ExtensionAPI) {
+  const { getAllTools } = pi;
+  getAllTools();
+  const flag = pi.getFlag;
+  flag.call(pi, "verbose");
+  pi.registerTool({ name: "t" });
+  function listen(handler, event) { pi.on(event, handler); }
+  listen(() => {});
+  listen(() => {}, "input");
+  helpers.hooks.attach = function (n) { pi.on(n, () => {}); };
+  helpers.hooks.attach("context");
+  const watch = given ?? function (ev) { pi.on(ev, () => {}); };
+  watch("turn_end");
+}
+"""
+    report = read_levers(package(tmp_path, {"package.json": MANIFEST, "index.ts": index}), "x", "1.0.0", table())
+    # reading the tools or a flag changes no decision: only methods with a row in the table are levers
+    assert [(u.lever, u.line) for u in report.levers] == [("registerTool", 6), ("input", 9), ("context", 11)]
+    # a function kept beside another one (`given ?? function …`) has no name to follow its callers by
+    assert report.unresolved == (("index.ts", 12),)
+
+
+def test_a_file_not_in_utf8_is_read_all_the_same(tmp_path):
+    index = b"""\
+export default function (pi: ExtensionAPI) {
+  const title = "caf\xe9".toUpperCase();
+  pi.registerCommand("menu", { description: "caf\xe9 au lait" });
+}
+"""
+    assert found(tmp_path, {"index.ts": index}) == [("registerCommand", "index.ts", 3)]
 
 
 def test_every_lever_the_code_can_name_has_a_row_in_the_table():

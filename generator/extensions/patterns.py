@@ -192,7 +192,11 @@ def _scope(code: ParsedFile) -> _Scope:
                     _parameter(scope, param, "")
         elif node.type == "arrow_function" and node.child_by_field_name("parameter") is not None:
             _parameter(scope, node.child_by_field_name("parameter"), "")
-    for _ in range(3):  # aliases of aliases
+    # aliases of aliases, each declared before or after what it copies: a round follows one more
+    # link, until one finds nothing new (what a name is found to hold is never taken back, so the
+    # counts only grow, and the rounds end)
+    while True:
+        known = _known(scope)
         for node in code.of("variable_declarator", "assignment_expression", "call_expression"):
             if node.type == "variable_declarator":
                 _declarator(scope, node.child_by_field_name("name"), node.child_by_field_name("value"))
@@ -200,7 +204,14 @@ def _scope(code: ParsedFile) -> _Scope:
                 _declarator(scope, node.child_by_field_name("left"), node.child_by_field_name("right"))
             elif node.type == "call_expression":
                 _passed_on(scope, node)
-    return scope
+        if _known(scope) == known:
+            return scope
+
+
+def _known(scope: _Scope) -> tuple[int, ...]:
+    """How many names the file's scope holds something for, by what they hold."""
+    return (len(scope.pi), len(scope.pi_fields), len(scope.pi_methods), len(scope.ctx), len(scope.ui),
+            len(scope.modules), len(scope.strings))
 
 
 def _parameter(scope: _Scope, pattern: tree_sitter.Node | None, type_text: str) -> None:
@@ -449,8 +460,8 @@ def _pi_method(scope: _Scope, node: tree_sitter.Node | None) -> str | None:
 
 
 def _method_taken(scope: _Scope, member: tree_sitter.Node) -> str | None:
-    """The API method ``pi.X`` names when it is taken as a value, not called there (nor only tested
-    with ``typeof``)."""
+    """The API method ``pi.X`` names when it is taken as a value, not called there (nor only tested,
+    with ``typeof`` or ``!``)."""
     if not _is_pi(scope, member.child_by_field_name("object")):
         return None
     outer = member
@@ -460,8 +471,8 @@ def _method_taken(scope: _Scope, member: tree_sitter.Node) -> str | None:
     parent = outer.parent
     if parent is None or (parent.type == "call_expression" and parent.child_by_field_name("function") == outer):
         return None
-    if parent.type == "unary_expression" and _text(parent.child_by_field_name("operator")) == "typeof":
-        return None
+    if parent.type == "unary_expression":
+        return None  # `typeof pi.X`, `!pi.X`, `void pi.X`: no unary operator hands the method on
     if parent.type == "member_expression" and _text(parent.child_by_field_name("property")) != "bind":
         return None  # `pi.events.on`: a member of a member, not the method itself
     return _text(member.child_by_field_name("property"))
@@ -597,8 +608,8 @@ def _calls(code: ParsedFile, scope: _Scope, rows: dict[str, LeverRow]):
                 elif method != "on" and method in rows and rows[method].kind == "api":
                     yield node, method, "api"
             # promisify(exec): the call made through it runs the process (promisify imported from
-            # util, as it usually is, or a global of the extension's own)
-            elif name == "promisify" and scope.modules.get(name, ("util", "promisify")) == ("util", "promisify"):
+            # util, as it usually is, from a library, or the extension's own: each wraps the call)
+            elif name == "promisify":
                 args = _args(node)
                 if args and _text(args[0]) in scope.modules:
                     lever = _module_lever(scope.modules[_text(args[0])], None)
