@@ -426,6 +426,9 @@ def test_blank_lines_around_the_cited_code_move_with_it() -> None:
     old = "function f() {\n\ta();\n}\n\n\n\nfunction g() {}\n"
     assert resolve_text(old, "// x\n" + old, (1, 4)) == ("moved", (2, 5), "f")
     assert resolve_text(old, "// x\n" + old, (1, 5)) == ("moved", (2, 6), "f")
+    # two blank lines above it, under other code: the anchor starts at its code all the same
+    old = "const a = 1;\n\n\nfunction f() {\n\treturn a;\n}\n"
+    assert resolve_text(old, "// x\n" + old, (2, 6)) == ("moved", (3, 7), "f")
 
 
 def test_same_lines_twice_in_one_method_keep_their_order() -> None:

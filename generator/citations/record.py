@@ -32,15 +32,10 @@ def settle(results: list[Resolution], trees: Trees, checked_at: str) -> list[Edi
     return [e for e in edits if e.changes_anything]
 
 
-def checked_at_text(decision_map: DecisionMap, version: str, explicit: bool = False) -> str | None:
-    """map.yaml with ``checked_at`` set to ``version``, or None when it already says so (with
-    ``explicit``, only when the map's own `checked_at:` line says so)."""
-    change = checked_at_change(decision_map, version, explicit)
-    return change(decision_map.path.read_text(encoding="utf-8")) if change else None
-
-
 def checked_at_change(decision_map: DecisionMap, version: str, explicit: bool = False):
-    """As :func:`checked_at_text`, as a change of the file's text (for ``apply_edits``'s ``also``)."""
+    """A change of map.yaml's text (for ``apply_edits``'s ``also``) that sets ``checked_at`` to
+    ``version``, or None when the map already says so (with ``explicit``, only when the map's own
+    `checked_at:` line says so)."""
     if decision_map.checked_at == version or (not explicit and decision_map.recorded_version == version):
         return None
     return lambda text: set_top_level(text, "checked_at", version, after="version")
