@@ -56,6 +56,17 @@ def overlay_of(decisions: Path, name: str = "pi-ext") -> Path:
     return decisions / "pi" / "extensions" / f"{name}.yaml"
 
 
+def overlay_for(decisions: Path, npm: FakeNpm, capsys, name: str, index: str | bytes) -> Path:
+    """``new --extension`` for @demo/<name>@1.0.0, an extension of one file, index.ts, published to
+    the fake npm: the overlay written (the command must succeed)."""
+    npm.publish(f"@demo/{name}@1.0.0", {"package.json": json.dumps({"name": f"@demo/{name}", "version": "1.0.0",
+                                                                    "pi": {"extensions": ["./index.ts"]}}),
+                                        "index.ts": index})
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", f"@demo/{name}@1.0.0")
+    assert run.code == 0, run.stderr
+    return overlay_of(decisions, name)
+
+
 def test_the_overlay_pins_the_package_and_cites_every_lever_it_uses(tmp_path, monkeypatch, capsys) -> None:
     decisions, npm = project(tmp_path, monkeypatch)
     run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3")
@@ -157,12 +168,7 @@ def test_what_it_runs_and_where_it_connects_are_items_citing_each_place(tmp_path
     decisions, npm = project(tmp_path, monkeypatch)
     index = ('import { spawn } from "node:child_process";\nexport default function (pi) {\n'
              '  spawn("git", []);\n  fetch("https://a.example");\n  spawn("gh", []);\n  fetch("https://b.example");\n}\n')
-    npm.publish("@demo/pi-two@1.0.0", {"package.json": json.dumps({"name": "@demo/pi-two", "version": "1.0.0",
-                                                                   "pi": {"extensions": ["./index.ts"]}}),
-                                       "index.ts": index})
-    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-two@1.0.0")
-    assert run.code == 0, run.stderr
-    written = yaml.safe_load(overlay_of(decisions, "pi-two").read_text())
+    written = yaml.safe_load(overlay_for(decisions, npm, capsys, "pi-two", index).read_text())
     assert [(i["text"], [(c["file"], str(c["lines"])) for c in i["cites"]]) for i in written["runs"]] == [
         ("TODO: what it runs (child_process.spawn)", [("index.ts", "3"), ("index.ts", "5")])]
     assert [(i["text"], [(c["file"], str(c["lines"])) for c in i["cites"]]) for i in written["connects"]] == [
@@ -179,12 +185,8 @@ def test_a_map_without_shared_levers_starts_the_changes_at_c10(tmp_path, monkeyp
     decisions, npm = project(tmp_path, monkeypatch)
     map_yaml = decisions / "pi" / "map.yaml"
     map_yaml.write_text(map_yaml.read_text().replace("shared_levers: C10\n", ""))
-    npm.publish("@demo/pi-net@1.0.0", {"package.json": json.dumps({"name": "@demo/pi-net", "version": "1.0.0",
-                                                                   "pi": {"extensions": ["./index.ts"]}}),
-                                       "index.ts": 'export default function (pi) {\n  fetch("https://a.example");\n}\n'})
-    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-net@1.0.0")
-    assert run.code == 0, run.stderr
-    written = yaml.safe_load(overlay_of(decisions, "pi-net").read_text())
+    index = 'export default function (pi) {\n  fetch("https://a.example");\n}\n'
+    written = yaml.safe_load(overlay_for(decisions, npm, capsys, "pi-net", index).read_text())
     assert [(c["decision"], c["how"]) for c in written["changes"]] == [("C10", "TODO: how it changes C10")]
 
 
@@ -193,12 +195,7 @@ def test_code_that_is_not_utf8_is_cited_all_the_same(tmp_path, monkeypatch, caps
     and its citations hold."""
     decisions, npm = project(tmp_path, monkeypatch)
     index = INDEX.encode().replace(b'name: "short",', b'name: "short", // caf\xe9')
-    npm.publish("@demo/pi-latin@1.0.0", {"package.json": json.dumps({"name": "@demo/pi-latin", "version": "1.0.0",
-                                                                     "pi": {"extensions": ["./index.ts"]}}),
-                                         "index.ts": index})
-    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-latin@1.0.0")
-    assert run.code == 0, run.stderr
-    path = overlay_of(decisions, "pi-latin")
+    path = overlay_for(decisions, npm, capsys, "pi-latin", index)
     written = yaml.safe_load(path.read_text())
     assert [str(c["lines"]) for c in written["levers"][0]["cites"]] == ["3-7", "11"]
     path.write_text(re.sub(r"TODO\b[^\n]*", "Written from the code.", path.read_text()))
@@ -213,12 +210,7 @@ def test_a_call_cited_whole_ends_on_its_last_line_whatever_blank_lines_are_near(
     and blank lines above everything: cited from its first line to its last, no line more or less."""
     decisions, npm = project(tmp_path, monkeypatch)
     index = '\n' * 6 + 'export default (pi) => {\n  pi.registerTool({\n    name: "a",\n\n  });\n}\n'
-    npm.publish("@demo/pi-gaps@1.0.0", {"package.json": json.dumps({"name": "@demo/pi-gaps", "version": "1.0.0",
-                                                                    "pi": {"extensions": ["./index.ts"]}}),
-                                        "index.ts": index})
-    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-gaps@1.0.0")
-    assert run.code == 0, run.stderr
-    written = yaml.safe_load(overlay_of(decisions, "pi-gaps").read_text())
+    written = yaml.safe_load(overlay_for(decisions, npm, capsys, "pi-gaps", index).read_text())
     assert [(i["lever"], [str(c["lines"]) for c in i["cites"]]) for i in written["levers"]] == [
         ("registerTool", ["8-11"])]
 
