@@ -202,6 +202,12 @@ def test_code_that_is_not_utf8_is_cited_all_the_same(tmp_path, monkeypatch, caps
     run = run_main(capsys, "verify", "--decisions", decisions, "--format", "json", "--quiet", path)
     assert run.code == 0, run.stderr
     assert [r["status"] for r in json.loads(run.stdout)["citations"]] == ["ok"] * 5
+    # the table says at which release each overlay's code was read: its own, after the map's
+    other = overlay_for(decisions, npm, capsys, "pi-other", INDEX)
+    other.write_text(re.sub(r"TODO\b[^\n]*", "Written from the code.", other.read_text()))
+    run = run_main(capsys, "verify", "--decisions", decisions, "--quiet", path, other)
+    assert run.stdout.splitlines()[-1] == ("10 citations at 1.6.0 (pi-latin 1.0.0, pi-other 1.0.0): 10 ok: all ok"), \
+        run.stdout
 
 
 def test_a_call_cited_whole_ends_on_its_last_line_whatever_blank_lines_are_near(tmp_path, monkeypatch,
