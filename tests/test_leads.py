@@ -133,6 +133,13 @@ def test_the_text_says_how_the_list_is_ranked_and_capped(demo, capsys):
     everything = run_main(capsys, "leads", "A1", "--decisions", demo.decisions, "--quiet", "--limit", "0",
                           "--format", "json")
     assert len(everything.json()["leads"]) > 2
+    assert everything.stdout.startswith('{\n "target": "1",\n "leads": [\n  {\n')  # as verify's JSON reads
+    for limit, said in (("0", "ranked, best first, all of them"),
+                        (None, "ranked, best first, the best two per citation of each entry, at least 15 "
+                               "(--limit N for N, 0 for all)")):
+        run = run_main(capsys, "leads", "A1", "--decisions", demo.decisions, "--quiet",
+                       *(("--limit", limit) if limit else ()))
+        assert run.stdout.splitlines()[0].endswith(said), run.stdout
 
 
 CACHE = """\
