@@ -250,3 +250,27 @@ def test_a_build_stopped_without_a_warning_gives_mkdocs_own_reason(demo, old_sit
         build_site(demo.config, old_site, quiet=True)
     assert str(stopped.value) == "mkdocs could not build the site: the release notes are not written yet"
     assert kept(old_site)
+
+
+def test_the_build_command_names_the_new_site_and_shows_mkdocs_lines_unless_quiet(demo, tmp_path, capsys,
+                                                                                  monkeypatch) -> None:
+    """`build` as a maintainer runs it (nothing set in the environment): with --quiet, only the
+    folder of the new site, where --site-dir says; without, MkDocs' lines as it goes, in its own
+    format. Its handler is taken off MkDocs' logger after each, so nothing later in the process writes
+    to the stream it was bound to."""
+    monkeypatch.delenv("NO_MKDOCS_2_WARNING", raising=False)
+    mkdocs_log = logging.getLogger("mkdocs")
+    handlers = list(mkdocs_log.handlers)
+    site = tmp_path / "public"
+    run = run_main(capsys, "build", "--config", demo.config, "--site-dir", site, "--quiet")
+    assert (run.code, run.stdout, run.stderr) == (0, f"site built in {site.resolve()}\n", "")
+    assert (site / "demo" / "map" / "index.html").is_file() and not (demo.root / "site").exists()
+    assert mkdocs_log.handlers == handlers
+    run = run_main(capsys, "build", "--config", demo.config, "--site-dir", site)
+    assert (run.code, run.stdout) == (0, f"site built in {site.resolve()}\n")
+    lines = run.stderr.splitlines()
+    # the plugin's line first, through MkDocs' logger, then MkDocs' own
+    assert lines[:2] == ["INFO    -  demo: 4 entries, 11 citations, all ok at 1.0.0",
+                         "INFO    -  Cleaning site directory"], lines
+    assert all(line.startswith("INFO    -  ") for line in lines), lines
+    assert mkdocs_log.handlers == handlers
