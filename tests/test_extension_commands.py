@@ -2,10 +2,10 @@
 in a folder (tests/test_fetch.py's FakeNpm). `source --extension`: the folder of the package's tree it
 prints, for an overlay pinned in the map (by its name), for one still being written (its TODOs left,
 so the map leaves it out), and for any package at a version; a broken edition record stopping none
-of them (nor the map's own `source`), and what it refuses. `bump --extension` refusing a name that
-is no overlay pinned on npm; `fix --target` leaving a pinned extension at its own pin. The real
-registry's answers are in test_levers.py's network tests; these run without it, for mutation
-testing of generator/cli.py."""
+of them (nor the map's own `source`), and what it refuses. `bump --extension` quiet, and refusing a
+name that is no overlay pinned on npm; `fix --target` leaving a pinned extension at its own pin.
+The real registry's answers are in test_levers.py's network tests; these run without it, for
+mutation testing of generator/cli.py."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from conftest import Run, assert_clean_failure, entry_yaml, make_project, run_main
 from test_fetch import FakeNpm
-from test_new_extension import INDEX, overlay_of, project, publish
+from test_new_extension import INDEX, overlay_of, overlay_with_a_new_release, project, publish
 
 BROKEN_EDITION = "from_version: [not, a, version\n"
 
@@ -110,6 +110,13 @@ def test_bump_of_a_name_that_is_no_extension_pinned_on_npm_is_refused(tmp_path, 
         assert assert_clean_failure(run) == (f"error: no extension pinned on npm is named {name!r} (an overlay "
                                              "with `integrity`)")
     assert {p: p.read_bytes() for p in decisions.rglob("*") if p.is_file()} == before and npm.calls == []
+
+
+def test_a_quiet_bump_of_an_extension_fetches_its_release_without_a_word(tmp_path, monkeypatch, capsys) -> None:
+    decisions, npm, _ = overlay_with_a_new_release(tmp_path, monkeypatch, capsys)
+    run = run_main(capsys, "bump", "--extension", "pi-ext", "1.3.0", "--decisions", decisions, "--quiet")
+    assert (run.code, run.stderr) == (1, "")  # the changed code waits for a person
+    assert any("pack @demo/pi-ext@1.3.0" in call for call in npm.calls)  # fetched all the same
 
 
 def test_fix_at_another_release_of_the_map_keeps_its_extensions_at_their_own_pin(tmp_path, monkeypatch,

@@ -283,7 +283,8 @@ def test_bump_lists_the_leads_new_at_the_target_for_entries_whose_code_changed(t
     assert run.code == 0, run.stdout + run.stderr
     block = run.stdout.split("new leads at 2 for the entries whose code changed")[1]
     lines = block.strip("\n").splitlines()
-    assert lines[2] == "A1: Who decides A1?"
+    assert lines[:3] == [": code that names what their cited code names and did not at 1; re-read each entry "
+                         "against it (`python -m generator leads ID` lists every lead)", "", "A1: Who decides A1?"]
     assert lines[3].startswith("  src/audit.ts:2  also calls check, a function the entry cites (in audit)")
     assert "src/runner.ts" not in block  # a caller already there at 1
     assert "A2:" not in block  # its code did not change
