@@ -2,8 +2,9 @@
 in a folder (tests/test_fetch.py's FakeNpm). `source --extension`: the folder of the package's tree it
 prints, for an overlay pinned in the map (by its name), for one still being written (its TODOs left,
 so the map leaves it out), and for any package at a version; a broken edition record stopping none
-of them (nor the map's own `source`), and what it refuses. `bump --extension` quiet, and refusing a
-name that is no overlay pinned on npm; `fix --target` leaving a pinned extension at its own pin.
+of them (nor the map's own `source`), and what it refuses. `new`: what it says it wrote, and its
+refusal of a position and --extension together, or neither. `bump --extension` quiet, and refusing
+a name that is no overlay pinned on npm; `fix --target` leaving a pinned extension at its own pin.
 The real registry's answers are in test_levers.py's network tests; these run without it, for
 mutation testing of generator/cli.py."""
 
@@ -110,6 +111,21 @@ def test_bump_of_a_name_that_is_no_extension_pinned_on_npm_is_refused(tmp_path, 
         assert assert_clean_failure(run) == (f"error: no extension pinned on npm is named {name!r} (an overlay "
                                              "with `integrity`)")
     assert {p: p.read_bytes() for p in decisions.rglob("*") if p.is_file()} == before and npm.calls == []
+
+
+def test_new_says_what_it_wrote_and_what_to_do_then_and_refuses_both_or_neither(tmp_path, monkeypatch,
+                                                                               capsys) -> None:
+    decisions, npm = project(tmp_path, monkeypatch)
+    before = {p: p.read_bytes() for p in decisions.rglob("*") if p.is_file()}
+    for args, refusal in (
+            (["packages/agent/src/agent.ts:10", "--extension", "@demo/pi-ext@1.2.3"],
+             "error: give FILE:LINE for an entry, or --extension PACKAGE@VERSION for an overlay, not both"),
+            ([], "error: give FILE:LINE (a new entry) or --extension PACKAGE@VERSION (a new overlay)")):
+        assert assert_clean_failure(run_main(capsys, "new", "--decisions", decisions, *args)) == refusal
+    assert {p: p.read_bytes() for p in decisions.rglob("*") if p.is_file()} == before and npm.calls == []
+    run = run_main(capsys, "new", "--decisions", decisions, "--extension", "@demo/pi-ext@1.2.3")
+    assert (run.code, run.stdout) == (0, f"wrote {overlay_of(decisions)}: 5 citation(s) of the levers found; write "
+                                         "every TODO from the cited code, then run `python -m generator verify`\n")
 
 
 def test_a_quiet_bump_of_an_extension_fetches_its_release_without_a_word(tmp_path, monkeypatch, capsys) -> None:
