@@ -52,10 +52,10 @@ COPIES_ROOM = 3 * 2**30
 EQUIVALENTS = ROOT / "bench" / "mutation-equivalents.md"
 # The core and, for the command line, every command but two, and its argument parsing: the
 # commands, their flags and their help (tests/test_cli_help.py reads every command's --help against
-# its golden text). Not measured: `probe`, which runs pi itself from the registry, and the pin of an
-# overlay still being written (_unfinished_pin, `source --extension`): only the network tests reach
-# them, too slow to run for each mutant. The order is the order of priority: the first six are the
-# ones a short run covers first.
+# its golden text). Not measured: `probe`, which runs pi itself from the registry: only the network
+# tests reach it, too slow to run for each mutant (`source --extension` and the pin of an overlay
+# still being written, _unfinished_pin, are: against a fake npm). The order is the order of
+# priority: the first six are the ones a short run covers first.
 CORE = {
     "generator/citations/resolve.py": ["*"], "generator/citations/verify.py": ["*"], "generator/citations/record.py": ["*"],
     "generator/citations/report.py": ["*"], "generator/site/prose.py": ["*"], "generator/map/load.py": ["*"],
@@ -64,7 +64,7 @@ CORE = {
     "generator/cli.py": ["main", "_verify", "_fix", "_record", "_bump", "_accept", "_render", "_source",
                          "_HelpFormatter._fill_text", "_parser", "_decisions_option", "_common", "_probe_command",
                          "_leads_command", "_levers_command", "_site_commands", "_resolve_all", "_settle_editions",
-                         "_leads", "_levers", "_schema", "_new", "_build"],
+                         "_leads", "_levers", "_schema", "_new", "_build", "_unfinished_pin"],
 }
 # Beyond the core: the modules that guard the user's machine (the fetched tarball, the cache, the
 # folders written, the probes' sandbox and limits) and the reader's page (a failed build keeps the
@@ -239,11 +239,13 @@ TESTS = {
     "generator/release/edition.py": ["tests/test_edition.py", "tests/test_bump.py", "tests/test_render.py"],
     # `render`: its pages folder and probe results reach the site (the one render test that checks both);
     # `levers` with the registry faked in the test's process: its package, format and --quiet; `leads`,
-    # `schema`, `new` (an entry, an overlay from a fake npm) and `build` (MkDocs on small projects)
+    # `schema`, `new` (an entry, an overlay from a fake npm) and `build` (MkDocs on small projects);
+    # `source --extension`, `bump --extension`'s refusals and `fix` beside an extension (a fake npm)
     "generator/cli.py": [*_COMMANDS, "tests/test_cli_help.py", "tests/test_render.py::test_the_render_command_writes_the_site_with_its_pages_"
                                      "and_probe_results",
                          "tests/test_levers_command.py", "tests/test_leads.py", "tests/test_contributing.py",
-                         "tests/test_new_entry.py", "tests/test_new_extension.py", "tests/test_build_site.py"],
+                         "tests/test_new_entry.py", "tests/test_new_extension.py", "tests/test_build_site.py",
+                         "tests/test_extension_commands.py"],
     # the registry and git faked or local (tests/test_faults.py's registry): no network
     "generator/source/fetch.py": ["tests/test_fetch_messages.py", "tests/test_fetch.py", "tests/test_faults.py", "tests/test_load.py",
                            "tests/test_records.py::test_a_file_git_sees_renamed_is_followed",

@@ -250,3 +250,34 @@ def test_a_build_stopped_without_a_warning_gives_mkdocs_own_reason(demo, old_sit
         build_site(demo.config, old_site, quiet=True)
     assert str(stopped.value) == "mkdocs could not build the site: the release notes are not written yet"
     assert kept(old_site)
+
+
+def test_the_build_command_names_the_new_site_and_shows_mkdocs_lines_unless_quiet(demo, tmp_path, capsys,
+                                                                                  monkeypatch) -> None:
+    """`build` as a maintainer runs it (nothing set in the environment): with --quiet, only the
+    folder of the new site, where --site-dir says; without, MkDocs' lines as it goes, in its own
+    format: those of MkDocs' loggers, its plugins' and hooks' included, as `mkdocs build` shows them,
+    and not what another logger says. Its handler is taken off MkDocs' logger after each, so nothing
+    later in the process writes to the stream it was bound to."""
+    monkeypatch.delenv("NO_MKDOCS_2_WARNING", raising=False)
+    (demo.config.parent / "notes_hook.py").write_text(
+        "import logging\n\n\ndef on_pre_build(config):\n"
+        "    logging.getLogger('mkdocs.plugins.notes').info('the release notes are read')\n"
+        "    logging.getLogger('notes').info('a line for its own log')\n")
+    demo.config.write_text(demo.config.read_text() + "\nhooks:\n  - notes_hook.py\n")
+    mkdocs_log = logging.getLogger("mkdocs")
+    handlers = list(mkdocs_log.handlers)
+    site = tmp_path / "public"
+    run = run_main(capsys, "build", "--config", demo.config, "--site-dir", site, "--quiet")
+    assert (run.code, run.stdout, run.stderr) == (0, f"site built in {site.resolve()}\n", "")
+    assert (site / "demo" / "map" / "index.html").is_file() and not (demo.root / "site").exists()
+    assert mkdocs_log.handlers == handlers
+    run = run_main(capsys, "build", "--config", demo.config, "--site-dir", site)
+    assert (run.code, run.stdout) == (0, f"site built in {site.resolve()}\n")
+    lines = run.stderr.splitlines()
+    # the plugin's line first, then the hook's, both through MkDocs' loggers, then MkDocs' own
+    assert lines[:3] == ["INFO    -  demo: 4 entries, 11 citations, all ok at 1.0.0",
+                         "INFO    -  the release notes are read", "INFO    -  Cleaning site directory"], lines
+    assert "its own log" not in run.stderr
+    assert all(line.startswith("INFO    -  ") for line in lines), lines
+    assert mkdocs_log.handlers == handlers

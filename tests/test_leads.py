@@ -251,6 +251,25 @@ def test_an_unknown_id_and_a_negative_limit_are_bad_usage(demo, capsys):
                          "--limit -1")
 
 
+def test_leads_of_every_map_under_the_folder_quietly_and_whatever_the_edition_records(tmp_path, capsys):
+    """Two maps under --decisions, pinned at different releases: each entry's leads, of both, under
+    the first map's pin; --quiet fetches both trees without a word; an edition record that cannot
+    be read (only the pages read them) stops nothing."""
+    first = make_project(tmp_path / "first", {"1": TREE}, {"A1": entry_yaml("A1", [("src/session.ts", "2-9")])})
+    second = make_project(tmp_path / "second", {"7": TREE}, {"B1": entry_yaml("B1", [("src/runner.ts", "3-5")])})
+    second.folder.rename(first.decisions / "other")
+    (first.folder / "editions").mkdir()
+    (first.folder / "editions" / "1-to-2.yaml").write_text("from_version: [not, a, version\n")
+    run = run_main(capsys, "leads", "--decisions", first.decisions, "--quiet")
+    assert (run.code, run.stderr) == (0, "")
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("leads at 1: code no citation of the entry covers that names what its cited code")
+    assert [line for line in lines if line[:1] in ("A", "B")] == ["A1: 5 lead(s): Who decides A1?",
+                                                                  "B1: 1 lead(s): Who decides B1?"]
+    assert run.stdout.endswith("B1: 1 lead(s): Who decides B1?\n"
+                               "   1. src/session.ts:12  also calls check, which the cited code calls (in Session.again)\n")
+
+
 def test_every_file_is_parsed_once_for_the_whole_map(demo, capsys, parsed_files):
     run = run_main(capsys, "leads", "--decisions", demo.decisions, "--format", "json", "--quiet")
     assert run.code == 0
@@ -271,7 +290,8 @@ def test_bump_lists_the_leads_new_at_the_target_for_entries_whose_code_changed(t
     assert run.code == 0, run.stdout + run.stderr
     block = run.stdout.split("new leads at 2 for the entries whose code changed")[1]
     lines = block.strip("\n").splitlines()
-    assert lines[2] == "A1: Who decides A1?"
+    assert lines[:3] == [": code that names what their cited code names and did not at 1; re-read each entry "
+                         "against it (`python -m generator leads ID` lists every lead)", "", "A1: Who decides A1?"]
     assert lines[3].startswith("  src/audit.ts:2  also calls check, a function the entry cites (in audit)")
     assert "src/runner.ts" not in block  # a caller already there at 1
     assert "A2:" not in block  # its code did not change

@@ -112,6 +112,37 @@ def test_the_json_object_holds_the_package_its_levers_entries_and_unnamed_events
                       "unresolved": [{"file": "index.ts", "line": 6}]}
 
 
+def test_the_table_ends_with_the_time_the_command_took(registry, monkeypatch, capsys):
+    """From its start (before the lever table is read) to the levers found: 2.5 s on this clock."""
+    import time
+
+    ticks = iter([1000.0, 1002.5])
+    monkeypatch.setattr(time, "monotonic", lambda: next(ticks))
+    run = levers_run(capsys, "@scope/ext@1.2.3", "--quiet")
+    assert run.code == 0, run.stderr
+    assert run.stdout.splitlines()[-1] == "(2.5 s)"
+
+
+def test_the_lever_table_of_the_map_named_gives_the_decisions(registry, tmp_path, capsys):
+    """Two maps under --decisions, each with its own lever table: --map picks the one whose
+    decisions are shown; without it, the first map's."""
+    for name, decision in (("first", "A1"), ("second", "B2")):
+        folder = tmp_path / "decisions" / name
+        folder.mkdir(parents=True)
+        (folder / "map.yaml").write_text("title: not read\n")  # the lever table is read on its own
+        (folder / f"{decision}.yaml").write_text("id: not read\n")
+        (folder / "levers.yaml").write_text(f"levers:\n  - {{lever: input, kind: event, decisions: [{decision}]}}\n")
+
+    def input_row(*args: str) -> str:
+        run = run_main(capsys, "levers", "@scope/ext@1.2.3", "--decisions", tmp_path / "decisions", "--quiet", *args)
+        assert run.code == 0, run.stderr
+        return next(line for line in run.stdout.splitlines() if line.split()[0] == "input")
+
+    assert input_row("--map", "second").endswith("index.ts:4  B2")
+    assert input_row().endswith("index.ts:4  A1")
+    assert input_row("--map", "first").endswith("index.ts:4  A1")
+
+
 def test_a_table_with_no_lever_and_no_time_is_one_line():
     report = LeverReport("p", "1.0.0", (), ("a.ts", "b.ts"), ("a.ts", "b.ts", "c.ts"))
     assert report_text(report) == "p@1.0.0: 0 lever use(s) in 3 file(s); entries: a.ts, b.ts"
