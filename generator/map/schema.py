@@ -126,24 +126,23 @@ CAN_PATTERN = r"^(?![Cc]an )[^\n]*[^.\s]$"  # the words after "can": not "can" a
 WHO = Choice(options=("code", "model", "person"), doc="Who holds the judgment: plain code, an AI model, or a person.")
 
 
-def _override(cited: bool) -> Record:
-    fields: dict[str, Spec] = {
-        "by": Choice(options=("code", "model", "person"), doc="Who can overrule: code, model or person."),
-        "when": Text(prose=True, doc="In what situation, and how, it overrules the default holder."),
-        "can": Text(prose=True, max_length=48, max_words=6, pattern=CAN_PATTERN,
-                    words_hint="say it in a few words after 'can', e.g. `stop the run`",
-                    doc="What the holder can do, in a few words that follow 'can' (no full stop): e.g. "
-                        "`stop the run`. The badge then says 'Person can stop the run' instead of 'Person "
-                        "can overrule'."),
-        "cites": CITES,
-    }
-    return Record(doc="Another holder who can overrule the default one, and when" +
-                  (", with the citations that show it." if cited else "."),
-                  fields=fields, required=("by", "when", "cites") if cited else ("by", "when"))
-
-
-OVERRIDE = _override(cited=True)  # an entry's: cited like every other clause
-SIDE_OVERRIDE = _override(cited=False)  # an overlay's side: the seed extensions have no source to cite
+_OVERRIDE_FIELDS: dict[str, Spec] = {
+    "by": Choice(options=("code", "model", "person"), doc="Who can overrule: code, model or person."),
+    "when": Text(prose=True, doc="In what situation, and how, it overrules the default holder."),
+    "can": Text(prose=True, max_length=48, max_words=6, pattern=CAN_PATTERN,
+                words_hint="say it in a few words after 'can', e.g. `stop the run`",
+                doc="What the holder can do, in a few words that follow 'can' (no full stop): e.g. "
+                    "`stop the run`. The badge then says 'Person can stop the run' instead of 'Person "
+                    "can overrule'."),
+    "cites": CITES,
+}
+# An entry's override is cited like every other clause; an overlay's side's need not be (the seed
+# extensions have no source to cite). Written out, not made by a function: the schema is built as
+# the module is imported, before mutmut's mutants could change it; the committed JSON schemas pin it.
+OVERRIDE = Record(doc="Another holder who can overrule the default one, and when, with the citations that show it.",
+                  fields=_OVERRIDE_FIELDS, required=("by", "when", "cites"))
+SIDE_OVERRIDE = Record(doc="Another holder who can overrule the default one, and when.", fields=_OVERRIDE_FIELDS,
+                       required=("by", "when"))
 OVERRIDES = ListOf(item=OVERRIDE, min_items=1, doc="Who can overrule the default holder (decided_by), and when: "
                    "e.g. code decides, and a person can veto. One item per lever, each cited.")
 SIDE_OVERRIDES = ListOf(item=SIDE_OVERRIDE, min_items=1, doc="Who can overrule the default holder, and when.")
