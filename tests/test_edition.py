@@ -111,7 +111,8 @@ def test_text_edited_after_the_settlement_is_told_apart(demo) -> None:
 def test_an_edition_reads_back_as_bump_wrote_it(demo) -> None:
     """Every field of an edition record, as `bump` writes it, is what the loader gives the pages:
     a range moved to another file, a citation whose code is gone (no `new`), a citation checked at
-    an older version, the probes that flipped and the entries a person settled."""
+    an older version, the probes that flipped, the entries a person settled and what entries said
+    at the earlier version (set beside what they say now)."""
     from dataclasses import replace
 
     from generator.release.bump import edition_text
@@ -122,13 +123,16 @@ def test_an_edition_reads_back_as_bump_wrote_it(demo) -> None:
             EditionCitation("G1", "src/loop.js", (2, 4), None, "0.7.0", "missing", "e4ac0351182b", 0)]
     probes = (EditionProbe("P1", "holds", "fails"), EditionProbe("D2", "error", "holds"))
     settled = (("G1", "000000000001"), ("D1", "e011524fb68e"))
+    before = (("G1", 'It stops: "done".'), ("D1", "Plain code."))
     path = demo.decisions / "demo" / "editions" / "1.0.0-to-1.1.0.yaml"
-    path.write_text(edition_text("1.0.0", "1.1.0", "2026-11-20", rows, probes, settled))
+    path.write_text(edition_text("1.0.0", "1.1.0", "2026-11-20", rows, probes, settled, before))
     [demo_map] = load_maps(demo.decisions)
     edition = next(e for e in demo_map.editions if e.to_version == "1.1.0")
     lines = [n for n, text in enumerate(path.read_text().splitlines(), 1) if text.startswith("  - id:")]
     assert edition == Edition("1.0.0", "1.1.0", "2026-11-20",
-                              tuple(replace(row, line=n) for row, n in zip(rows, lines)), path, probes, settled)
+                              tuple(replace(row, line=n) for row, n in zip(rows, lines)), path, probes, settled,
+                              before)
+    assert edition.said_before("G1") == 'It stops: "done".' and edition.said_before("P1") is None
 
 
 def test_editions_of_one_day_are_in_version_order(demo) -> None:

@@ -93,7 +93,11 @@ def test_an_unknown_key_gets_a_guess_only_when_it_is_close(capsys, tmp_path, key
     (("id: D1", "id: d1"), "id 'd1' does not have the expected form (a capital letter and a number, e.g. D1)"),
     (("    lines: 1\n", "    lines: 1\n    record: {symbol: a, length: 1, digest: XYZ}\n"),
      "cites.0.record.digest 'XYZ' does not have the expected form (pattern ^[0-9a-f]{12}$)"),
-], ids=["entry-id", "record-digest"])
+    (("cites:", "overrides:\n  - by: person\n    can: stop the run.\n    when: When it asks.\n    cites:\n"
+                "      - {file: src/a.ts, lines: 1}\ncites:"),
+     "overrides.0.can 'stop the run.' does not have the expected form (the words that follow 'can', without a "
+     "full stop, e.g. stop the run)"),
+], ids=["entry-id", "record-digest", "override-can"])
 def test_a_value_of_the_wrong_form_says_the_form(capsys, tmp_path, edit, said: str) -> None:
     [line] = problems(capsys, tmp_path, GOOD.replace(*edit))
     assert line.endswith(said), line
