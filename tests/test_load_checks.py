@@ -197,3 +197,65 @@ def test_numbers_placeholders_and_lengths_are_checked_to_the_boundary(capsys, tm
 
 def test_a_field_of_exactly_the_longest_length_loads(capsys, tmp_path) -> None:
     assert problems(capsys, tmp_path, GOOD.replace("Plain code.", "x" * 4000)) == []
+
+
+MAP = ('title: {title}\nrepo: https://example.org/demo\nversion: "1"\n'
+       "source:\n  git:\n    url: https://example.org/demo.git\n    ref: v1\n")
+PLACEHOLDER_ANSWER = "TODO - say who decides, in one sentence, then cite it"
+
+
+def test_a_placeholder_in_map_yaml_leaves_no_file_out(capsys, tmp_path) -> None:
+    """An entry still being written is left out by the commands that do not need it, but not when
+    map.yaml itself still holds a placeholder: no command can do without it, and none says it left
+    a file out."""
+    from generator.errors import InputError
+    from generator.map.load import load_finished_maps
+
+    folder = tmp_path / "decisions" / "demo"
+    folder.mkdir(parents=True)
+    (folder / "map.yaml").write_text(MAP.format(title="Demo map"))
+    (folder / "D1.yaml").write_text(GOOD.replace("Plain code.", PLACEHOLDER_ANSWER))
+    assert load_finished_maps(tmp_path / "decisions")[0].entries == ()
+    assert "D1.yaml still holds placeholders; left out until it is written" in capsys.readouterr().err
+    (folder / "map.yaml").write_text(MAP.format(title="TODO - name the map"))
+    with pytest.raises(InputError) as caught:
+        load_finished_maps(tmp_path / "decisions")
+    assert "map.yaml:1: title is still the placeholder 'TODO - name the map'" in str(caught.value)
+    assert "left out" not in capsys.readouterr().err
+
+
+def lever_tables(tmp_path: Path) -> Path:
+    """Two maps, `alpha` and `beta`, each with one entry and a lever table naming it."""
+    for name, entry_id, lever in (("alpha", "C1", "input"), ("beta", "D7", "tool_call")):
+        folder = tmp_path / "decisions" / name
+        folder.mkdir(parents=True)
+        (folder / "map.yaml").write_text(MAP.format(title=name))
+        (folder / f"{entry_id}.yaml").write_text(entry_yaml(entry_id, [("src/a.ts", 1)]))
+        (folder / "levers.yaml").write_text(f"levers:\n  - {{lever: {lever}, kind: event, decisions: [{entry_id}]}}\n")
+    return tmp_path / "decisions"
+
+
+def test_the_lever_table_is_the_named_maps_or_the_first(tmp_path) -> None:
+    from generator.map.load import load_lever_table
+
+    decisions = lever_tables(tmp_path)
+    assert [(row.lever, row.decisions) for row in load_lever_table(decisions, "beta")] == [("tool_call", ("D7",))]
+    assert [(row.lever, row.decisions) for row in load_lever_table(decisions, "alpha")] == [("input", ("C1",))]
+    assert [(row.lever, row.decisions) for row in load_lever_table(decisions)] == [("input", ("C1",))]
+
+
+def test_a_map_there_is_not_or_one_without_a_lever_table_is_named(tmp_path) -> None:
+    """What `levers --map NAME` says before it fetches anything (called here directly, so that no
+    mutant of the choice can reach for the registry)."""
+    from generator.errors import UsageError
+    from generator.map.load import load_lever_table
+
+    decisions = lever_tables(tmp_path)
+    with pytest.raises(UsageError) as caught:
+        load_lever_table(decisions, "gamma")
+    assert str(caught.value) == f"no map named 'gamma' under {decisions}"
+    (decisions / "beta" / "levers.yaml").unlink()
+    with pytest.raises(UsageError) as caught:
+        load_lever_table(decisions, "beta")
+    assert str(caught.value) == (f"{decisions / 'beta' / 'levers.yaml'}: no lever table; it says which decisions "
+                                 "each lever can change (see decisions/FORMAT.md)")
