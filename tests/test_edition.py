@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from generator.release.edition import entry_verdicts
-from generator.map.load import load_maps
+from generator.map.load import load_finished_maps, load_maps
 from site_fixtures.demo_site import make_demo_site, replace_in
 
 
@@ -133,6 +133,16 @@ def test_an_edition_reads_back_as_bump_wrote_it(demo) -> None:
                               tuple(replace(row, line=n) for row, n in zip(rows, lines)), path, probes, settled,
                               before)
     assert edition.said_before("G1") == 'It stops: "done".' and edition.said_before("P1") is None
+
+
+def test_a_map_loaded_without_its_unfinished_files_keeps_its_editions(demo) -> None:
+    """`probe` and `new` load the map leaving out the files still being written; its edition records
+    come with it unless left out on purpose."""
+    [whole] = load_maps(demo.decisions)
+    [finished] = load_finished_maps(demo.decisions)
+    assert finished.editions == whole.editions != ()
+    [finished] = load_finished_maps(demo.decisions, editions=False)
+    assert finished.editions == ()
 
 
 def test_editions_of_one_day_are_in_version_order(demo) -> None:

@@ -217,6 +217,10 @@ def test_a_placeholder_in_map_yaml_leaves_no_file_out(capsys, tmp_path) -> None:
     (folder / "D1.yaml").write_text(GOOD.replace("Plain code.", PLACEHOLDER_ANSWER))
     assert load_finished_maps(tmp_path / "decisions")[0].entries == ()
     assert "D1.yaml still holds placeholders; left out until it is written" in capsys.readouterr().err
+    # a command that would use it (`probe D1`) is refused at the placeholder's line
+    with pytest.raises(InputError) as caught:
+        load_finished_maps(tmp_path / "decisions", needed=lambda path: path.stem == "D1")
+    assert "D1.yaml:4: answer is still the placeholder" in str(caught.value)
     (folder / "map.yaml").write_text(MAP.format(title="TODO - name the map"))
     with pytest.raises(InputError) as caught:
         load_finished_maps(tmp_path / "decisions")
