@@ -334,3 +334,30 @@ def test_bump_extension_to_a_release_already_fetched_needs_no_registry(tmp_path,
     manifest.write_text(json.dumps({k: v for k, v in json.loads(manifest.read_text()).items() if k != "integrity"}))
     assert run_main(capsys, "bump", "--extension", "pi-ext", "1.4.0", "--decisions", decisions, "--quiet").code == 1
     assert f'\nintegrity: "{npm.registry["packages"]["@demo/pi-ext@1.4.0"]["integrity"]}"\n' in path.read_text()
+
+
+def test_verify_refuses_an_overlay_whose_pinned_integrity_is_not_the_registrys(tmp_path, monkeypatch, capsys) -> None:
+    """The integrity an overlay pins is checked, even with the package's tree already fetched: a
+    package published again under the same version is not the one that was mapped."""
+    decisions, npm, path = overlay_with_a_new_release(tmp_path, monkeypatch, capsys)
+    published = npm.registry["packages"]["@demo/pi-ext@1.2.3"]["integrity"]
+    other = npm.registry["packages"]["@demo/pi-ext@1.3.0"]["integrity"]
+    path.write_text(path.read_text().replace(published, other))
+    run = run_main(capsys, "verify", "--decisions", decisions, "--quiet", path)
+    assert_clean_failure(run, f"the registry's integrity hash is {published}, but the pin records {other}; "
+                              "the published package is not the one that was mapped")
+
+
+def test_an_overlay_pinned_at_a_new_release_is_checked_from_the_version_its_citations_were(
+        tmp_path, monkeypatch, capsys) -> None:
+    """`checked_at` is the release the citations were read at: pinned at 1.3.0 by hand, before a
+    bump, they are found where they moved to in 1.3.0 (one line down), not read as if written for it."""
+    decisions, npm, path = overlay_with_a_new_release(tmp_path, monkeypatch, capsys)
+    published = npm.registry["packages"]["@demo/pi-ext@1.2.3"]["integrity"]
+    newer = npm.registry["packages"]["@demo/pi-ext@1.3.0"]["integrity"]
+    path.write_text(path.read_text().replace(published, newer).replace('version: "1.2.3"', 'version: "1.3.0"'))
+    run = run_main(capsys, "verify", "--decisions", decisions, "--format", "json", "--quiet", path)
+    found = [(r["recorded"], r["resolved"], r["status"]) for r in json.loads(run.stdout)["citations"]]
+    assert run.code == 1 and found == [
+        ([3, 7], [4, 8], "moved"), ([11, 11], [12, 12], "moved"), ([8, 8], [9, 9], "moved"),
+        ([9, 9], [10, 10], "changed"), ([10, 10], [11, 11], "moved")], run.stderr
