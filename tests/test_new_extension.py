@@ -361,3 +361,38 @@ def test_an_overlay_pinned_at_a_new_release_is_checked_from_the_version_its_cita
     assert run.code == 1 and found == [
         ([3, 7], [4, 8], "moved"), ([11, 11], [12, 12], "moved"), ([8, 8], [9, 9], "moved"),
         ([9, 9], [10, 10], "changed"), ([10, 10], [11, 11], "moved")], run.stderr
+
+
+def _line_of(text: str, start: str | None) -> int:
+    """The line of the key ``start`` (``+1``: of a list's first item, where a list is), or 1."""
+    key, _, below = (start or "").partition("+")
+    if not key:
+        return 1
+    return next(n for n, line in enumerate(text.splitlines(), 1) if line.startswith(key)) + int(below or 0)
+
+
+@pytest.mark.parametrize(("edit", "at", "said"), [
+    ((r'package: .*\n', ""), "integrity:", "`integrity` pins the extension on npm; give its `package` too"),
+    ((r'version: .*\n', ""), "integrity:", "`integrity` pins the extension on npm; give its `version` too"),
+    ((r'version: "1.2.3"', 'version: "^1.2.3"'), "version:",
+     "version '^1.2.3' is not an exact release; a pinned extension names the version its integrity is of"),
+    ((r"levers:\n(  .*\n)*", ""), None, "a pinned extension lists its levers, each cited; start from "
+                                        "`python -m generator new --extension @demo/pi-ext@1.2.3`"),
+    ((r"integrity: .*\n", ""), "levers:+1", "`levers` cites the extension's code, which needs the package pinned: "
+                                          "add `integrity` (npm view PACKAGE@VERSION dist.integrity)"),
+    ((r"integrity: .*\nchecked_at: .*\n((?s:.*))levers:\n(  .*\n)*", r"\1"), "runs:+1",
+     "`runs` cites the extension's code, which needs the package pinned: add `integrity` (npm view "
+     "PACKAGE@VERSION dist.integrity)"),
+], ids=["no-package", "no-version", "a-range", "no-levers", "unpinned-levers", "unpinned-runs"])
+def test_an_overlay_citing_code_must_be_pinned_whole(tmp_path, monkeypatch, capsys, edit, at, said) -> None:
+    """Citations into an extension's code need the package pinned on npm (package, exact version,
+    integrity), and a pinned one cites its levers: each refusal at its line."""
+    from generator.errors import InputError
+    from generator.map.load import load_maps
+
+    decisions, _, path = overlay_with_a_new_release(tmp_path, monkeypatch, capsys)
+    text = re.sub(*edit, path.read_text(), count=1)
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        load_maps(decisions, editions=False)
+    assert [str(p) for p in caught.value.problems] == [f"{path}:{_line_of(text, at)}: {said}"]
