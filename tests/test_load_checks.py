@@ -263,3 +263,16 @@ def test_a_map_there_is_not_or_one_without_a_lever_table_is_named(tmp_path) -> N
         load_lever_table(decisions, "beta")
     assert str(caught.value) == (f"{decisions / 'beta' / 'levers.yaml'}: no lever table; it says which decisions "
                                  "each lever can change (see decisions/FORMAT.md)")
+
+
+def test_a_lever_listed_twice_is_refused_at_its_second_row(tmp_path) -> None:
+    from generator.errors import InputError
+    from generator.map.load import load_lever_table
+
+    decisions = lever_tables(tmp_path)
+    levers = decisions / "alpha" / "levers.yaml"
+    levers.write_text(levers.read_text() + "  - {lever: input, kind: event, decisions: []}\n")
+    with pytest.raises(InputError) as caught:
+        load_lever_table(decisions)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{levers}:3: lever input is listed twice (first at line 2); keep one row"]
