@@ -396,3 +396,28 @@ def test_an_overlay_citing_code_must_be_pinned_whole(tmp_path, monkeypatch, caps
     with pytest.raises(InputError) as caught:
         load_maps(decisions, editions=False)
     assert [str(p) for p in caught.value.problems] == [f"{path}:{_line_of(text, at)}: {said}"]
+
+
+def test_an_overlays_probe_needs_its_script_and_the_package_pinned(tmp_path, monkeypatch, capsys) -> None:
+    """A probe runs the extension installed from npm: its script must exist, and the package be pinned."""
+    from generator.errors import InputError
+    from generator.map.load import load_maps
+
+    decisions, _, path = overlay_with_a_new_release(tmp_path, monkeypatch, capsys)
+    text = path.read_text() + "probe:\n  shows: It runs.\n  expect: {ran: true}\n"
+    path.write_text(text)
+    probe = _line_of(text, "probe:")
+    with pytest.raises(InputError) as caught:
+        load_maps(decisions, editions=False)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}:{probe}: the probe's script extensions/probes/pi-ext.mjs does not exist; write it (see "
+        "CONTRIBUTING.md), or remove `probe:`"]
+    (path.parent / "probes" / "pi-ext.mjs").write_text("console.log('{}')\n")
+    text = re.sub(r"integrity: .*\n", "", text)
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        load_maps(decisions, editions=False)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}:{_line_of(text, 'levers:+1')}: `levers` cites the extension's code, which needs the package "
+        "pinned: add `integrity` (npm view PACKAGE@VERSION dist.integrity)",
+        f"{path}:{probe - 1}: a probe loads the extension from npm, which needs the package pinned: add `integrity`"]
