@@ -9,6 +9,7 @@ import pytest
 
 from generator.release.edition import entry_verdicts
 from generator.map.load import load_finished_maps, load_maps
+from conftest import entry_yaml
 from site_fixtures.demo_site import make_demo_site, replace_in
 
 
@@ -141,6 +142,12 @@ def test_a_map_loaded_without_its_unfinished_files_keeps_its_editions(demo) -> N
     [whole] = load_maps(demo.decisions)
     [finished] = load_finished_maps(demo.decisions)
     assert finished.editions == whole.editions != ()
+    [finished] = load_finished_maps(demo.decisions, editions=False)
+    assert finished.editions == ()
+    # and so when an entry still being written is left out
+    (demo.map_folder / "D9.yaml").write_text(entry_yaml("D9", [("src/a.ts", 1)]).replace("Plain code.", "TODO"))
+    [finished] = load_finished_maps(demo.decisions)
+    assert finished.editions == whole.editions and "D9" not in {e.id for e in finished.entries}
     [finished] = load_finished_maps(demo.decisions, editions=False)
     assert finished.editions == ()
 
