@@ -276,3 +276,16 @@ def test_a_lever_listed_twice_is_refused_at_its_second_row(tmp_path) -> None:
         load_lever_table(decisions)
     assert [str(p) for p in caught.value.problems] == [
         f"{levers}:{n}: lever input is listed twice (first at line 2); keep one row" for n in (3, 4)]
+
+
+def test_a_lever_naming_a_decision_with_no_entry_file_is_refused_at_its_row(tmp_path) -> None:
+    from generator.errors import InputError
+    from generator.map.load import load_lever_table
+
+    decisions = lever_tables(tmp_path)
+    levers = decisions / "beta" / "levers.yaml"
+    levers.write_text(levers.read_text() + "  - {lever: input, kind: event, decisions: [D7, C1]}\n")
+    with pytest.raises(InputError) as caught:
+        load_lever_table(decisions, "beta")
+    assert [str(p) for p in caught.value.problems] == [
+        f"{levers}:3: lever input names decision C1, which does not exist in beta/; use an existing ID"]
