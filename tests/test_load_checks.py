@@ -292,3 +292,19 @@ def test_a_lever_naming_a_decision_with_no_entry_file_is_refused_at_its_row(tmp_
         load_lever_table(decisions, "beta")
     assert [str(p) for p in caught.value.problems] == [
         f"{levers}:3: lever input names decision C1, which does not exist in beta/; use an existing ID"]
+
+
+def test_links_to_an_unfinished_entry_hold_beside_a_broken_one(tmp_path) -> None:
+    """A broken entry's problems (read first: A1 before D1) do not make an unfinished one look broken."""
+    from generator.errors import InputError
+    from generator.map.load import load_maps
+
+    folder = tmp_path / "decisions" / "demo"
+    folder.mkdir(parents=True)
+    (folder / "map.yaml").write_text(MAP.format(title="Demo map") + "sections:\n  - {title: Start, ids: [D1]}\n")
+    broken = entry_yaml("A1", [("src/a.ts", 1)]).replace("decided_by: code", "decided_by: coder")
+    (folder / "A1.yaml").write_text(broken)
+    (folder / "D1.yaml").write_text(GOOD.replace("Plain code.", PLACEHOLDER_ANSWER))
+    with pytest.raises(InputError) as caught:
+        load_maps(tmp_path / "decisions")
+    assert [(p.path.name, p.placeholder) for p in caught.value.problems] == [("A1.yaml", False), ("D1.yaml", True)]
