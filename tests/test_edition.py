@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from generator.release.edition import entry_verdicts
-from generator.map.load import load_maps
+from generator.map.load import load_finished_maps, load_maps
+from conftest import entry_yaml
 from site_fixtures.demo_site import make_demo_site, replace_in
 
 
@@ -111,7 +112,8 @@ def test_text_edited_after_the_settlement_is_told_apart(demo) -> None:
 def test_an_edition_reads_back_as_bump_wrote_it(demo) -> None:
     """Every field of an edition record, as `bump` writes it, is what the loader gives the pages:
     a range moved to another file, a citation whose code is gone (no `new`), a citation checked at
-    an older version, the probes that flipped and the entries a person settled."""
+    an older version, the probes that flipped, the entries a person settled and what entries said
+    at the earlier version (set beside what they say now)."""
     from dataclasses import replace
 
     from generator.release.bump import edition_text
@@ -122,13 +124,32 @@ def test_an_edition_reads_back_as_bump_wrote_it(demo) -> None:
             EditionCitation("G1", "src/loop.js", (2, 4), None, "0.7.0", "missing", "e4ac0351182b", 0)]
     probes = (EditionProbe("P1", "holds", "fails"), EditionProbe("D2", "error", "holds"))
     settled = (("G1", "000000000001"), ("D1", "e011524fb68e"))
+    before = (("G1", 'It stops: "done".'), ("D1", "Plain code."))
     path = demo.decisions / "demo" / "editions" / "1.0.0-to-1.1.0.yaml"
-    path.write_text(edition_text("1.0.0", "1.1.0", "2026-11-20", rows, probes, settled))
+    path.write_text(edition_text("1.0.0", "1.1.0", "2026-11-20", rows, probes, settled, before))
     [demo_map] = load_maps(demo.decisions)
     edition = next(e for e in demo_map.editions if e.to_version == "1.1.0")
     lines = [n for n, text in enumerate(path.read_text().splitlines(), 1) if text.startswith("  - id:")]
     assert edition == Edition("1.0.0", "1.1.0", "2026-11-20",
-                              tuple(replace(row, line=n) for row, n in zip(rows, lines)), path, probes, settled)
+                              tuple(replace(row, line=n) for row, n in zip(rows, lines)), path, probes, settled,
+                              before)
+    assert edition.said_before("G1") == 'It stops: "done".' and edition.said_before("P1") is None
+
+
+def test_a_map_loaded_without_its_unfinished_files_keeps_its_editions(demo) -> None:
+    """`probe` and `new` load the map leaving out the files still being written; its edition records
+    come with it unless left out on purpose."""
+    [whole] = load_maps(demo.decisions)
+    [finished] = load_finished_maps(demo.decisions)
+    assert finished.editions == whole.editions != ()
+    [finished] = load_finished_maps(demo.decisions, editions=False)
+    assert finished.editions == ()
+    # and so when an entry still being written is left out
+    (demo.map_folder / "D9.yaml").write_text(entry_yaml("D9", [("src/a.ts", 1)]).replace("Plain code.", "TODO"))
+    [finished] = load_finished_maps(demo.decisions)
+    assert finished.editions == whole.editions and "D9" not in {e.id for e in finished.entries}
+    [finished] = load_finished_maps(demo.decisions, editions=False)
+    assert finished.editions == ()
 
 
 def test_editions_of_one_day_are_in_version_order(demo) -> None:

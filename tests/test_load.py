@@ -380,7 +380,7 @@ changes:
     without: {decided_by: code, answer: No one asks.}
     with:
       decided_by: code
-      overrides: [{by: person, when: At the limit.}]
+      overrides: [{by: person, when: At the limit., can: raise the limit}]
       answer: A limit stops it.
   - question: Is the budget spent?
     related: [D1]
@@ -395,7 +395,7 @@ changes:
     assert demo.overlays == (Overlay(
         "pi-demo", "@demo/pi-demo", "2.1.0", "It asks, then stops.", (
             OverlayChange("D1", None, (), "It asks.", Side("code", "No one asks."),
-                          Side("code", "A limit stops it.", (Override("person", "At the limit."),)), 7),
+                          Side("code", "A limit stops it.", (Override("person", "At the limit.", can="raise the limit"),)), 7),
             OverlayChange(None, "Is the budget spent?", ("D1",), "It counts.",
                           Side("none", "Nothing counts.", (Override("model", "Always."), Override("code", "Never."))),
                           Side("model", "The model counts."), 14)),

@@ -93,7 +93,11 @@ def test_an_unknown_key_gets_a_guess_only_when_it_is_close(capsys, tmp_path, key
     (("id: D1", "id: d1"), "id 'd1' does not have the expected form (a capital letter and a number, e.g. D1)"),
     (("    lines: 1\n", "    lines: 1\n    record: {symbol: a, length: 1, digest: XYZ}\n"),
      "cites.0.record.digest 'XYZ' does not have the expected form (pattern ^[0-9a-f]{12}$)"),
-], ids=["entry-id", "record-digest"])
+    (("cites:", "overrides:\n  - by: person\n    can: stop the run.\n    when: When it asks.\n    cites:\n"
+                "      - {file: src/a.ts, lines: 1}\ncites:"),
+     "overrides.0.can 'stop the run.' does not have the expected form (the words that follow 'can', without a "
+     "full stop, e.g. stop the run)"),
+], ids=["entry-id", "record-digest", "override-can"])
 def test_a_value_of_the_wrong_form_says_the_form(capsys, tmp_path, edit, said: str) -> None:
     [line] = problems(capsys, tmp_path, GOOD.replace(*edit))
     assert line.endswith(said), line
@@ -193,3 +197,114 @@ def test_numbers_placeholders_and_lengths_are_checked_to_the_boundary(capsys, tm
 
 def test_a_field_of_exactly_the_longest_length_loads(capsys, tmp_path) -> None:
     assert problems(capsys, tmp_path, GOOD.replace("Plain code.", "x" * 4000)) == []
+
+
+MAP = ('title: {title}\nrepo: https://example.org/demo\nversion: "1"\n'
+       "source:\n  git:\n    url: https://example.org/demo.git\n    ref: v1\n")
+PLACEHOLDER_ANSWER = "TODO - say who decides, in one sentence, then cite it"
+
+
+def test_a_placeholder_in_map_yaml_leaves_no_file_out(capsys, tmp_path) -> None:
+    """An entry still being written is left out by the commands that do not need it, but not when
+    map.yaml itself still holds a placeholder: no command can do without it, and none says it left
+    a file out."""
+    from generator.errors import InputError
+    from generator.map.load import load_finished_maps
+
+    folder = tmp_path / "decisions" / "demo"
+    folder.mkdir(parents=True)
+    # a section may list it meanwhile: it is there, only unfinished
+    (folder / "map.yaml").write_text(MAP.format(title="Demo map") + "sections:\n  - {title: Start, ids: [D1]}\n")
+    (folder / "D1.yaml").write_text(GOOD.replace("Plain code.", PLACEHOLDER_ANSWER))
+    assert load_finished_maps(tmp_path / "decisions")[0].entries == ()
+    assert "D1.yaml still holds placeholders; left out until it is written" in capsys.readouterr().err
+    # a command that would use it (`probe D1`) is refused at the placeholder's line
+    with pytest.raises(InputError) as caught:
+        load_finished_maps(tmp_path / "decisions", needed=lambda path: path.stem == "D1")
+    # only that: not "section 'Start' lists D1, which no entry has" (it has, only unfinished)
+    assert [p.message.split(";")[0] for p in caught.value.problems] == [
+        "answer is still the placeholder 'TODO - say who decides, in one sentence,'"]
+    (folder / "map.yaml").write_text(MAP.format(title="TODO - name the map"))
+    with pytest.raises(InputError) as caught:
+        load_finished_maps(tmp_path / "decisions")
+    assert "map.yaml:1: title is still the placeholder 'TODO - name the map'" in str(caught.value)
+    assert "left out" not in capsys.readouterr().err
+
+
+def lever_tables(tmp_path: Path) -> Path:
+    """Two maps, `alpha` and `beta`, each with one entry and a lever table naming it."""
+    for name, entry_id, lever in (("alpha", "C1", "input"), ("beta", "D7", "tool_call")):
+        folder = tmp_path / "decisions" / name
+        folder.mkdir(parents=True)
+        (folder / "map.yaml").write_text(MAP.format(title=name))
+        (folder / f"{entry_id}.yaml").write_text(entry_yaml(entry_id, [("src/a.ts", 1)]))
+        (folder / "levers.yaml").write_text(f"levers:\n  - {{lever: {lever}, kind: event, decisions: [{entry_id}]}}\n")
+    return tmp_path / "decisions"
+
+
+def test_the_lever_table_is_the_named_maps_or_the_first(tmp_path) -> None:
+    from generator.map.load import load_lever_table
+
+    decisions = lever_tables(tmp_path)
+    assert [(row.lever, row.decisions) for row in load_lever_table(decisions, "beta")] == [("tool_call", ("D7",))]
+    assert [(row.lever, row.decisions) for row in load_lever_table(decisions, "alpha")] == [("input", ("C1",))]
+    assert [(row.lever, row.decisions) for row in load_lever_table(decisions)] == [("input", ("C1",))]
+
+
+def test_a_map_there_is_not_or_one_without_a_lever_table_is_named(tmp_path) -> None:
+    """What `levers --map NAME` says before it fetches anything (called here directly, so that no
+    mutant of the choice can reach for the registry)."""
+    from generator.errors import UsageError
+    from generator.map.load import load_lever_table
+
+    decisions = lever_tables(tmp_path)
+    with pytest.raises(UsageError) as caught:
+        load_lever_table(decisions, "gamma")
+    assert str(caught.value) == f"no map named 'gamma' under {decisions}"
+    (decisions / "beta" / "levers.yaml").unlink()
+    with pytest.raises(UsageError) as caught:
+        load_lever_table(decisions, "beta")
+    assert str(caught.value) == (f"{decisions / 'beta' / 'levers.yaml'}: no lever table; it says which decisions "
+                                 "each lever can change (see decisions/FORMAT.md)")
+
+
+def test_a_lever_listed_twice_is_refused_at_its_second_row(tmp_path) -> None:
+    from generator.errors import InputError
+    from generator.map.load import load_lever_table
+
+    decisions = lever_tables(tmp_path)
+    levers = decisions / "alpha" / "levers.yaml"
+    levers.write_text(levers.read_text() + "  - {lever: input, kind: event, decisions: []}\n" * 2)
+    with pytest.raises(InputError) as caught:
+        load_lever_table(decisions)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{levers}:{n}: lever input is listed twice (first at line 2); keep one row" for n in (3, 4)]
+
+
+def test_a_lever_naming_a_decision_with_no_entry_file_is_refused_at_its_row(tmp_path) -> None:
+    from generator.errors import InputError
+    from generator.map.load import load_lever_table
+
+    decisions = lever_tables(tmp_path)
+    levers = decisions / "beta" / "levers.yaml"
+    levers.write_text(levers.read_text() + "  - {lever: input, kind: event, decisions: [D7, C1]}\n")
+    with pytest.raises(InputError) as caught:
+        load_lever_table(decisions, "beta")
+    assert [str(p) for p in caught.value.problems] == [
+        f"{levers}:3: lever input names decision C1, which does not exist in beta/; use an existing ID"]
+
+
+def test_links_to_an_unfinished_entry_hold_beside_a_broken_one(tmp_path) -> None:
+    """A broken entry's problems (read first: A1 before D1) do not make an unfinished one look broken."""
+    from generator.errors import InputError
+    from generator.map.load import load_maps
+
+    folder = tmp_path / "decisions" / "demo"
+    folder.mkdir(parents=True)
+    (folder / "map.yaml").write_text(MAP.format(title="Demo map") + "sections:\n  - {title: Start, ids: [D1]}\n")
+    broken = entry_yaml("A1", [("src/a.ts", 1)]).replace("decided_by: code", "decided_by: coder")
+    (folder / "A1.yaml").write_text(broken)
+    (folder / "D1.yaml").write_text(GOOD.replace("Plain code.", PLACEHOLDER_ANSWER))
+    with pytest.raises(InputError) as caught:
+        load_maps(tmp_path / "decisions")
+    assert [(p.path.name, p.placeholder) for p in caught.value.problems] == [("A1.yaml", False), ("D1.yaml", True)]

@@ -334,3 +334,90 @@ def test_bump_extension_to_a_release_already_fetched_needs_no_registry(tmp_path,
     manifest.write_text(json.dumps({k: v for k, v in json.loads(manifest.read_text()).items() if k != "integrity"}))
     assert run_main(capsys, "bump", "--extension", "pi-ext", "1.4.0", "--decisions", decisions, "--quiet").code == 1
     assert f'\nintegrity: "{npm.registry["packages"]["@demo/pi-ext@1.4.0"]["integrity"]}"\n' in path.read_text()
+
+
+def test_verify_refuses_an_overlay_whose_pinned_integrity_is_not_the_registrys(tmp_path, monkeypatch, capsys) -> None:
+    """The integrity an overlay pins is checked, even with the package's tree already fetched: a
+    package published again under the same version is not the one that was mapped."""
+    decisions, npm, path = overlay_with_a_new_release(tmp_path, monkeypatch, capsys)
+    published = npm.registry["packages"]["@demo/pi-ext@1.2.3"]["integrity"]
+    other = npm.registry["packages"]["@demo/pi-ext@1.3.0"]["integrity"]
+    path.write_text(path.read_text().replace(published, other))
+    run = run_main(capsys, "verify", "--decisions", decisions, "--quiet", path)
+    assert_clean_failure(run, f"the registry's integrity hash is {published}, but the pin records {other}; "
+                              "the published package is not the one that was mapped")
+
+
+def test_an_overlay_pinned_at_a_new_release_is_checked_from_the_version_its_citations_were(
+        tmp_path, monkeypatch, capsys) -> None:
+    """`checked_at` is the release the citations were read at: pinned at 1.3.0 by hand, before a
+    bump, they are found where they moved to in 1.3.0 (one line down), not read as if written for it."""
+    decisions, npm, path = overlay_with_a_new_release(tmp_path, monkeypatch, capsys)
+    published = npm.registry["packages"]["@demo/pi-ext@1.2.3"]["integrity"]
+    newer = npm.registry["packages"]["@demo/pi-ext@1.3.0"]["integrity"]
+    path.write_text(path.read_text().replace(published, newer).replace('version: "1.2.3"', 'version: "1.3.0"'))
+    run = run_main(capsys, "verify", "--decisions", decisions, "--format", "json", "--quiet", path)
+    found = [(r["recorded"], r["resolved"], r["status"]) for r in json.loads(run.stdout)["citations"]]
+    assert run.code == 1 and found == [
+        ([3, 7], [4, 8], "moved"), ([11, 11], [12, 12], "moved"), ([8, 8], [9, 9], "moved"),
+        ([9, 9], [10, 10], "changed"), ([10, 10], [11, 11], "moved")], run.stderr
+
+
+def _line_of(text: str, start: str | None) -> int:
+    """The line of the key ``start`` (``+1``: of a list's first item, where a list is), or 1."""
+    key, _, below = (start or "").partition("+")
+    if not key:
+        return 1
+    return next(n for n, line in enumerate(text.splitlines(), 1) if line.startswith(key)) + int(below or 0)
+
+
+@pytest.mark.parametrize(("edit", "at", "said"), [
+    ((r'package: .*\n', ""), "integrity:", "`integrity` pins the extension on npm; give its `package` too"),
+    ((r'version: .*\n', ""), "integrity:", "`integrity` pins the extension on npm; give its `version` too"),
+    ((r'version: "1.2.3"', 'version: "^1.2.3"'), "version:",
+     "version '^1.2.3' is not an exact release; a pinned extension names the version its integrity is of"),
+    ((r"levers:\n(  .*\n)*", ""), None, "a pinned extension lists its levers, each cited; start from "
+                                        "`python -m generator new --extension @demo/pi-ext@1.2.3`"),
+    ((r"integrity: .*\n", ""), "levers:+1", "`levers` cites the extension's code, which needs the package pinned: "
+                                          "add `integrity` (npm view PACKAGE@VERSION dist.integrity)"),
+    ((r"integrity: .*\nchecked_at: .*\n((?s:.*))levers:\n(  .*\n)*", r"\1"), "runs:+1",
+     "`runs` cites the extension's code, which needs the package pinned: add `integrity` (npm view "
+     "PACKAGE@VERSION dist.integrity)"),
+], ids=["no-package", "no-version", "a-range", "no-levers", "unpinned-levers", "unpinned-runs"])
+def test_an_overlay_citing_code_must_be_pinned_whole(tmp_path, monkeypatch, capsys, edit, at, said) -> None:
+    """Citations into an extension's code need the package pinned on npm (package, exact version,
+    integrity), and a pinned one cites its levers: each refusal at its line."""
+    from generator.errors import InputError
+    from generator.map.load import load_maps
+
+    decisions, _, path = overlay_with_a_new_release(tmp_path, monkeypatch, capsys)
+    text = re.sub(*edit, path.read_text(), count=1)
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        load_maps(decisions, editions=False)
+    assert [str(p) for p in caught.value.problems] == [f"{path}:{_line_of(text, at)}: {said}"]
+
+
+def test_an_overlays_probe_needs_its_script_and_the_package_pinned(tmp_path, monkeypatch, capsys) -> None:
+    """A probe runs the extension installed from npm: its script must exist, and the package be pinned."""
+    from generator.errors import InputError
+    from generator.map.load import load_maps
+
+    decisions, _, path = overlay_with_a_new_release(tmp_path, monkeypatch, capsys)
+    text = path.read_text() + "probe:\n  shows: It runs.\n  expect: {ran: true}\n"
+    path.write_text(text)
+    probe = _line_of(text, "probe:")
+    with pytest.raises(InputError) as caught:
+        load_maps(decisions, editions=False)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}:{probe}: the probe's script extensions/probes/pi-ext.mjs does not exist; write it (see "
+        "CONTRIBUTING.md), or remove `probe:`"]
+    (path.parent / "probes" / "pi-ext.mjs").write_text("console.log('{}')\n")
+    text = re.sub(r"integrity: .*\n", "", text)
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        load_maps(decisions, editions=False)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}:{_line_of(text, 'levers:+1')}: `levers` cites the extension's code, which needs the package "
+        "pinned: add `integrity` (npm view PACKAGE@VERSION dist.integrity)",
+        f"{path}:{probe - 1}: a probe loads the extension from npm, which needs the package pinned: add `integrity`"]

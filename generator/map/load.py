@@ -142,7 +142,7 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
     head = _validated(map_path, schema.MAP, problems)
     entries: list[Entry] = []
     wanted = {p.resolve() for p in only} if only else None
-    skipped: set[str] = set()  # IDs of entries left out unfinished: they exist, so links to them hold
+    skipped: set[str] = set()  # IDs of entries unfinished (left out, or holding placeholders): links to them hold
     for path in sorted(folder.glob("*.yaml")):
         if path.name in ("map.yaml", LEVERS_FILE):
             continue
@@ -152,9 +152,13 @@ def _load_map(folder: Path, problems: list[Problem], only: list[Path] | None,
             skipped.add(path.stem)
             continue
         # an entry's ID is its file's name (_load_entry refuses any other), so no two share one
+        found = len(problems)
         entry = _load_entry(path, problems)
         if entry is not None:
             entries.append(entry)
+        elif all(p.placeholder for p in problems[found:]):
+            # unfinished, not broken: links to it hold, or they would stop load_finished_maps leaving it out
+            skipped.add(path.stem)
     # (a folder that is not there globs to nothing)
     overlays = [o for p in sorted((folder / "extensions").glob("*.yaml"))
                 if p.resolve() not in skip and (o := _load_overlay(p, problems))]
