@@ -87,6 +87,24 @@ def test_demo_pages_load_cleanly(page, demo_site, width, path) -> None:
     shot(page, width, f"demo-{shot_name(path)}", full_page=True)
 
 
+def test_a_request_to_another_host_is_refused_and_named(browser, demo_site) -> None:
+    """The guard every browser test relies on for "no request to another host": a page that asks
+    another host (one whose name merely starts like this machine's too) is refused it and the address
+    is kept, while its own files load."""
+    context = open_context(browser, 1280)
+    tab = open_tab(context)
+    open_page(tab, demo_site, "")
+    others = ["https://example.org/pixel.png", "http://localhost.example.org/pixel.png", "http://127.0.0.1.example.org/x.png"]
+    own = demo_site.origin + "/no-such-picture.png"
+    tab.evaluate("""urls => Promise.all(urls.map(url => new Promise(done => {
+        const picture = new Image(); picture.onload = picture.onerror = done; picture.src = url;
+        document.body.append(picture); })))""", [*others, own])
+    asked = tab.evaluate("performance.getEntriesByType('resource').map(entry => entry.name)")
+    context.close()
+    assert context.outside == others
+    assert own in asked  # (a file of this machine's is asked for, not routed)
+
+
 @pytest.mark.network
 def test_a_newcomer_is_told_what_pi_is_and_where_to_start_above_the_fold(page, real_site, width) -> None:
     open_page(page, real_site, "")
