@@ -211,6 +211,7 @@ changes:
     with: {decided_by: code, answer: A limit stops it.}
   - question: Is the budget spent?
     related: [D1, G4]
+    overridden: [G5]
     how: It counts.
     without: {decided_by: none, answer: Nothing counts.}
     with: {decided_by: code, answer: A counter.}
@@ -218,7 +219,107 @@ changes:
     assert problems(folder) == [
         "extensions/pi-demo.yaml:7: links to decision D7, which does not exist in demo/; use an existing ID",
         "extensions/pi-demo.yaml:11: links to decision G4, which does not exist in demo/; use an existing ID",
+        "extensions/pi-demo.yaml:11: links to decision G5, which does not exist in demo/; use an existing ID",
     ]
+
+
+# An extension pinned on npm, every field written: its citations point into the package's own files.
+PINNED = """extension: pi-demo
+package: "@demo/pi-demo"
+version: "2.1.0"
+integrity: sha512-AAAA
+checked_at: "2.1.0"
+source: https://example.org/pi-demo
+tagline: A budget for the loop.
+summary: It counts, then stops.
+levers:
+  - lever: tool_call
+    kind: event
+    decisions: [D1]
+    text: It counts each call.
+    cites: [{file: index.ts, lines: 3}]
+runs:
+  - {text: It starts git., cites: [{file: index.ts, lines: 5}]}
+connects:
+  - {text: It posts the count., cites: [{file: net.ts, lines: 7-8}]}
+unchanged:
+  - {text: The model still picks the tool., cites: [{file: index.ts, lines: 9}]}
+  - text: Nothing about the prompt.
+changes:
+  - question: Is the budget spent?
+    overridden: [D1]
+    how: It counts.
+    without: {decided_by: none, answer: Nothing counts.}
+    with: {decided_by: code, answer: A counter.}
+"""
+
+
+def test_a_pinned_overlay_reads_back_with_its_levers_items_tagline_and_source(folder: Path) -> None:
+    """The extension's page shows each lever with its kind, what it runs, connects to and leaves
+    unchanged, its source; the extensions index its tagline; `verify` names each citation's line."""
+    path = write(folder, "extensions/pi-demo.yaml", PINNED)
+    [demo] = load_maps(folder.parent)
+    [overlay] = demo.overlays
+    assert (overlay.tagline, overlay.source) == ("A budget for the loop.", "https://example.org/pi-demo")
+    assert (overlay.integrity, overlay.checked_at) == ("sha512-AAAA", "2.1.0")
+    assert [(lever.lever, lever.kind, lever.decisions, lever.text, lever.line) for lever in overlay.levers] == [
+        ("tool_call", "event", ("D1",), "It counts each call.", 10)]
+    assert [(i.text, [(c.file, c.start, c.end) for c in i.cites]) for i in overlay.runs + overlay.connects] == [
+        ("It starts git.", [("index.ts", 5, 5)]), ("It posts the count.", [("net.ts", 7, 8)])]
+    assert [(i.text, [c.start for c in i.cites]) for i in overlay.unchanged] == [
+        ("The model still picks the tool.", [9]), ("Nothing about the prompt.", [])]
+    assert [(c.path, c.line, c.file) for c in overlay.cites] == [
+        (path, 14, "index.ts"), (path, 16, "index.ts"), (path, 18, "net.ts"), (path, 20, "index.ts")]
+    [change] = overlay.changes
+    assert (change.question, change.overridden, overlay.decisions) == ("Is the budget spent?", ("D1",), ("D1",))
+
+
+def test_a_pinned_overlays_lever_naming_a_missing_decision(folder: Path) -> None:
+    write(folder, "extensions/pi-demo.yaml", PINNED.replace("decisions: [D1]", "decisions: [D1, D9]"))
+    assert problems(folder) == ["extensions/pi-demo.yaml:10: lever tool_call names decision D9, which does not "
+                                "exist in demo/; use an existing ID"]
+
+
+UNPINNED = """extension: pi-demo
+package: "@demo/pi-demo"
+version: "2.1.0"
+changes:
+  - question: Is the budget spent?
+    how: It counts.
+    without: {decided_by: none, answer: Nothing counts.}
+    with: {decided_by: code, answer: A counter.}
+"""
+
+
+@pytest.mark.parametrize(("key", "text"), [
+    ("levers", "levers:\n  - {lever: tool_call, kind: event, decisions: [D1], text: It counts.,\n"
+               "     cites: [{file: a.ts, lines: 3}]}\n"),
+    ("runs", "runs:\n  - {text: It starts git., cites: [{file: a.ts, lines: 5}]}\n"),
+    ("connects", "connects:\n  - {text: It posts the count., cites: [{file: a.ts, lines: 7}]}\n"),
+    ("unchanged", "unchanged:\n  - {text: The model picks the tool., cites: [{file: a.ts, lines: 9}]}\n"),
+    ("checked_at", 'checked_at: "2.1.0"\n'),
+], ids=["levers", "runs", "connects", "unchanged", "checked_at"])
+def test_an_unpinned_overlay_that_cites_code_is_refused_at_the_key(folder: Path, key: str, text: str) -> None:
+    """Citations (or their records' release) need the package pinned, whichever list holds them; the
+    problem is at the first citing item (at the key's own line for `checked_at`)."""
+    write(folder, "extensions/pi-demo.yaml", UNPINNED + text)
+    line = 9 if key == "checked_at" else 10
+    assert problems(folder) == [f"extensions/pi-demo.yaml:{line}: `{key}` cites the extension's code, which needs "
+                                "the package pinned: add `integrity` (npm view PACKAGE@VERSION dist.integrity)"]
+
+
+def test_an_unpinned_overlay_may_say_what_it_leaves_unchanged_without_citing(folder: Path) -> None:
+    write(folder, "extensions/pi-demo.yaml", UNPINNED + "unchanged:\n  - text: Nothing about the prompt.\n")
+    [demo] = load_maps(folder.parent)
+    assert [i.text for i in demo.overlays[0].unchanged] == ["Nothing about the prompt."]
+
+
+def test_an_overlay_refused_for_its_pin_is_not_told_to_add_a_probe(folder: Path) -> None:
+    """Its script waits for it: adding `probe:` to an overlay that is not pinned would be refused too."""
+    write(folder, "extensions/pi-demo.yaml", UNPINNED + 'checked_at: "2.1.0"\n')
+    write(folder, "extensions/probes/pi-demo.mjs", "console.log('{}')\n")
+    assert problems(folder) == ["extensions/pi-demo.yaml:9: `checked_at` cites the extension's code, which needs "
+                                "the package pinned: add `integrity` (npm view PACKAGE@VERSION dist.integrity)"]
 
 
 def test_map_errors(folder: Path) -> None:
