@@ -274,6 +274,20 @@ def test_a_pinned_overlay_reads_back_with_its_levers_items_tagline_and_source(fo
     assert (change.question, change.overridden, overlay.decisions) == ("Is the budget spent?", ("D1",), ("D1",))
 
 
+def test_a_pinned_overlay_has_the_editions_beside_it_and_an_unpinned_one_none(folder: Path) -> None:
+    """`bump --extension` writes a pinned extension's moves to extensions/<name>/editions/, which its
+    pages list; an overlay no longer pinned has none, and what is left in that folder is not read."""
+    write(folder, "extensions/pi-demo.yaml", PINNED)
+    write(folder, "extensions/pi-demo/editions/2.0.0-to-2.1.0.yaml",
+          'from: "2.0.0"\nto: "2.1.0"\ndate: 2026-11-20\ncitations: []\n')
+    [overlay] = load_maps(folder.parent)[0].overlays
+    assert [(e.from_version, e.to_version, e.date) for e in overlay.editions] == [("2.0.0", "2.1.0", "2026-11-20")]
+    write(folder, "extensions/pi-demo.yaml", UNPINNED)
+    write(folder, "extensions/pi-demo/editions/2.0.0-to-2.1.0.yaml", "from: 0.9\n")  # broken: not read
+    [overlay] = load_maps(folder.parent)[0].overlays
+    assert overlay.editions == ()
+
+
 def test_a_pinned_overlays_lever_naming_a_missing_decision(folder: Path) -> None:
     write(folder, "extensions/pi-demo.yaml", PINNED.replace("decisions: [D1]", "decisions: [D1, D9]"))
     assert problems(folder) == ["extensions/pi-demo.yaml:10: lever tool_call names decision D9, which does not "
