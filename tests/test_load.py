@@ -615,8 +615,9 @@ def test_an_entry_reads_back_with_every_field(folder: Path) -> None:
     write(folder, "D2.yaml", """id: D2
 question: Who stops the loop?
 decided_by: code
-overrides: [{by: person, when: At the limit., cites: [{file: src/a.ts, lines: 3}]}]
+overrides: [{by: person, when: At the limit., can: raise the limit, cites: [{file: src/a.ts, lines: 3}]}]
 answer: The code does.
+exceptions: [{text: When piped., cites: [{file: src/a.ts, lines: 5}]}]
 changed_by: [{text: An extension., cites: [{file: src/a.ts, lines: 4}]}]
 checks: A test.
 reviewed: {version: "1.0", date: 2026-11-20, by: a second reader, checked: every claim}
@@ -639,9 +640,13 @@ cites:
         "decision", "Who stops the loop?", "code", "The code does.")
     assert ([(i.text, [c.start for c in i.cites]) for i in decision.changed_by], decision.checks) == (
         [("An extension.", [4])], "A test.")
-    assert [(o.by, o.when, [c.start for c in o.cites]) for o in decision.overrides] == [
-        ("person", "At the limit.", [3])]
-    assert (decision.exceptions, [c.start for c in decision.main_cites]) == ((), [1])
+    assert [(o.by, o.when, o.can, [c.start for c in o.cites]) for o in decision.overrides] == [
+        ("person", "At the limit.", "raise the limit", [3])]
+    assert ([(i.text, [c.start for c in i.cites]) for i in decision.exceptions],
+            [c.start for c in decision.main_cites]) == ([("When piped.", [5])], [1])
+    # each citation, wherever it is in the entry, names its file and line: `verify` reports it there
+    assert [(c.path.name, c.line, c.start) for c in decision.cites] == [
+        ("D2.yaml", 4, 3), ("D2.yaml", 6, 5), ("D2.yaml", 7, 4), ("D2.yaml", 11, 1)]
     assert decision.reviewed == Review("1.0", "2026-11-20", "a second reader", "every claim")
     assert (decision.path, decision.line, decision.upstream, decision.failures) == (folder / "D2.yaml", 1, None, ())
     assert (problem.kind, problem.title, problem.description) == ("problem", "It breaks.", "When piped.")
