@@ -294,6 +294,24 @@ def test_a_pinned_overlays_lever_naming_a_missing_decision(folder: Path) -> None
                                 "exist in demo/; use an existing ID"]
 
 
+def test_only_the_stray_files_of_extension_probes_are_named(folder: Path) -> None:
+    """In extensions/probes/: the script of an overlay with `probe:`, the shared module it imports,
+    a hidden file and a folder are left alone; a script no overlay runs and a shared module no probe
+    imports are named, with what to do."""
+    write(folder, "extensions/pi-demo.yaml", PINNED + "probe:\n  shows: It runs.\n  expect: {ran: true}\n")
+    write(folder, "extensions/probes/pi-demo.mjs", 'import { run } from "./_run.mjs";\nrun();\n')
+    write(folder, "extensions/probes/_run.mjs", "export function run() { console.log('{}'); }\n")
+    write(folder, "extensions/probes/.DS_Store", "")
+    write(folder, "extensions/probes/lib/x.mjs", "")
+    write(folder, "extensions/probes/stray.mjs", "console.log('{}')\n")
+    write(folder, "extensions/probes/_unused.mjs", "export const x = 1;\n")
+    assert problems(folder) == [
+        "extensions/probes/_unused.mjs:0: no probe imports this shared module: import it from a probe (`from "
+        "\"./_unused.mjs\"`), or remove it",
+        "extensions/probes/stray.mjs:0: no overlay runs this probe: add `probe:` (shows, expect) to "
+        "extensions/stray.yaml, or name the script after an extension"]
+
+
 UNPINNED = """extension: pi-demo
 package: "@demo/pi-demo"
 version: "2.1.0"
@@ -332,8 +350,12 @@ def test_an_overlay_refused_for_its_pin_is_not_told_to_add_a_probe(folder: Path)
     """Its script waits for it: adding `probe:` to an overlay that is not pinned would be refused too."""
     write(folder, "extensions/pi-demo.yaml", UNPINNED + 'checked_at: "2.1.0"\n')
     write(folder, "extensions/probes/pi-demo.mjs", "console.log('{}')\n")
-    assert problems(folder) == ["extensions/pi-demo.yaml:9: `checked_at` cites the extension's code, which needs "
-                                "the package pinned: add `integrity` (npm view PACKAGE@VERSION dist.integrity)"]
+    write(folder, "extensions/probes/stray.mjs", "console.log('{}')\n")  # after it: still named
+    assert problems(folder) == [
+        "extensions/pi-demo.yaml:9: `checked_at` cites the extension's code, which needs the package pinned: add "
+        "`integrity` (npm view PACKAGE@VERSION dist.integrity)",
+        "extensions/probes/stray.mjs:0: no overlay runs this probe: add `probe:` (shows, expect) to "
+        "extensions/stray.yaml, or name the script after an extension"]
 
 
 def test_map_errors(folder: Path) -> None:
