@@ -72,6 +72,12 @@ cites:
     assert [e.id for e in demo.entries] == ["D1", "D2"]
 
 
+def test_a_map_folder_given_as_the_decisions_folder_is_that_one_map(folder: Path) -> None:
+    """`--decisions decisions/demo`: the folder holding map.yaml is the map, not a folder of maps."""
+    [demo] = load_maps(folder)
+    assert (demo.name, [e.id for e in demo.entries]) == ("demo", ["D1"])
+
+
 def test_entries_are_ordered_by_group_then_number(folder: Path) -> None:
     for entry_id in ("D10", "A2", "D2"):
         write(folder, f"{entry_id}.yaml", entry_yaml(entry_id, [("a.ts", 1)]))
