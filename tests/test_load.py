@@ -72,6 +72,12 @@ cites:
     assert [e.id for e in demo.entries] == ["D1", "D2"]
 
 
+def test_a_map_folder_given_as_the_decisions_folder_is_that_one_map(folder: Path) -> None:
+    """`--decisions decisions/demo`: the folder holding map.yaml is the map, not a folder of maps."""
+    [demo] = load_maps(folder)
+    assert (demo.name, [e.id for e in demo.entries]) == ("demo", ["D1"])
+
+
 def test_entries_are_ordered_by_group_then_number(folder: Path) -> None:
     for entry_id in ("D10", "A2", "D2"):
         write(folder, f"{entry_id}.yaml", entry_yaml(entry_id, [("a.ts", 1)]))
@@ -211,6 +217,7 @@ changes:
     with: {decided_by: code, answer: A limit stops it.}
   - question: Is the budget spent?
     related: [D1, G4]
+    overridden: [G5]
     how: It counts.
     without: {decided_by: none, answer: Nothing counts.}
     with: {decided_by: code, answer: A counter.}
@@ -218,7 +225,143 @@ changes:
     assert problems(folder) == [
         "extensions/pi-demo.yaml:7: links to decision D7, which does not exist in demo/; use an existing ID",
         "extensions/pi-demo.yaml:11: links to decision G4, which does not exist in demo/; use an existing ID",
+        "extensions/pi-demo.yaml:11: links to decision G5, which does not exist in demo/; use an existing ID",
     ]
+
+
+# An extension pinned on npm, every field written: its citations point into the package's own files.
+PINNED = """extension: pi-demo
+package: "@demo/pi-demo"
+version: "2.1.0"
+integrity: sha512-AAAA
+checked_at: "2.1.0"
+source: https://example.org/pi-demo
+tagline: A budget for the loop.
+summary: It counts, then stops.
+levers:
+  - lever: tool_call
+    kind: event
+    decisions: [D1]
+    text: It counts each call.
+    cites: [{file: index.ts, lines: 3}]
+runs:
+  - {text: It starts git., cites: [{file: index.ts, lines: 5}]}
+connects:
+  - {text: It posts the count., cites: [{file: net.ts, lines: 7-8}]}
+unchanged:
+  - {text: The model still picks the tool., cites: [{file: index.ts, lines: 9}]}
+  - text: Nothing about the prompt.
+changes:
+  - question: Is the budget spent?
+    overridden: [D1]
+    how: It counts.
+    without: {decided_by: none, answer: Nothing counts.}
+    with: {decided_by: code, answer: A counter.}
+"""
+
+
+def test_a_pinned_overlay_reads_back_with_its_levers_items_tagline_and_source(folder: Path) -> None:
+    """The extension's page shows each lever with its kind, what it runs, connects to and leaves
+    unchanged, its source; the extensions index its tagline; `verify` names each citation's line."""
+    path = write(folder, "extensions/pi-demo.yaml", PINNED)
+    [demo] = load_maps(folder.parent)
+    [overlay] = demo.overlays
+    assert (overlay.tagline, overlay.source) == ("A budget for the loop.", "https://example.org/pi-demo")
+    assert (overlay.integrity, overlay.checked_at) == ("sha512-AAAA", "2.1.0")
+    assert [(lever.lever, lever.kind, lever.decisions, lever.text, lever.line) for lever in overlay.levers] == [
+        ("tool_call", "event", ("D1",), "It counts each call.", 10)]
+    assert [(i.text, [(c.file, c.start, c.end) for c in i.cites]) for i in overlay.runs + overlay.connects] == [
+        ("It starts git.", [("index.ts", 5, 5)]), ("It posts the count.", [("net.ts", 7, 8)])]
+    assert [(i.text, [c.start for c in i.cites]) for i in overlay.unchanged] == [
+        ("The model still picks the tool.", [9]), ("Nothing about the prompt.", [])]
+    assert [(c.path, c.line, c.file) for c in overlay.cites] == [
+        (path, 14, "index.ts"), (path, 16, "index.ts"), (path, 18, "net.ts"), (path, 20, "index.ts")]
+    [change] = overlay.changes
+    assert (change.question, change.overridden, overlay.decisions) == ("Is the budget spent?", ("D1",), ("D1",))
+
+
+def test_a_pinned_overlay_has_the_editions_beside_it_and_an_unpinned_one_none(folder: Path) -> None:
+    """`bump --extension` writes a pinned extension's moves to extensions/<name>/editions/, which its
+    pages list; an overlay no longer pinned has none, and what is left in that folder is not read."""
+    write(folder, "extensions/pi-demo.yaml", PINNED)
+    write(folder, "extensions/pi-demo/editions/2.0.0-to-2.1.0.yaml",
+          'from: "2.0.0"\nto: "2.1.0"\ndate: 2026-11-20\ncitations: []\n')
+    [overlay] = load_maps(folder.parent)[0].overlays
+    assert [(e.from_version, e.to_version, e.date) for e in overlay.editions] == [("2.0.0", "2.1.0", "2026-11-20")]
+    write(folder, "extensions/pi-demo.yaml", UNPINNED)
+    write(folder, "extensions/pi-demo/editions/2.0.0-to-2.1.0.yaml", "from: 0.9\n")  # broken: not read
+    [overlay] = load_maps(folder.parent)[0].overlays
+    assert overlay.editions == ()
+
+
+def test_a_pinned_overlays_lever_naming_a_missing_decision(folder: Path) -> None:
+    write(folder, "extensions/pi-demo.yaml", PINNED.replace("decisions: [D1]", "decisions: [D1, D9]"))
+    assert problems(folder) == ["extensions/pi-demo.yaml:10: lever tool_call names decision D9, which does not "
+                                "exist in demo/; use an existing ID"]
+
+
+def test_only_the_stray_files_of_extension_probes_are_named(folder: Path) -> None:
+    """In extensions/probes/: the script of an overlay with `probe:`, the shared module it imports,
+    a hidden file and a folder are left alone; a script no overlay runs and a shared module no probe
+    imports are named, with what to do."""
+    write(folder, "extensions/pi-demo.yaml", PINNED + "probe:\n  shows: It runs.\n  expect: {ran: true}\n")
+    write(folder, "extensions/probes/pi-demo.mjs", 'import { run } from "./_run.mjs";\nrun();\n')
+    write(folder, "extensions/probes/_run.mjs", "export function run() { console.log('{}'); }\n")
+    write(folder, "extensions/probes/.DS_Store", "")
+    write(folder, "extensions/probes/lib/x.mjs", "")
+    write(folder, "extensions/probes/stray.mjs", "console.log('{}')\n")
+    write(folder, "extensions/probes/_unused.mjs", "export const x = 1;\n")
+    assert problems(folder) == [
+        "extensions/probes/_unused.mjs:0: no probe imports this shared module: import it from a probe (`from "
+        "\"./_unused.mjs\"`), or remove it",
+        "extensions/probes/stray.mjs:0: no overlay runs this probe: add `probe:` (shows, expect) to "
+        "extensions/stray.yaml, or name the script after an extension"]
+
+
+UNPINNED = """extension: pi-demo
+package: "@demo/pi-demo"
+version: "2.1.0"
+changes:
+  - question: Is the budget spent?
+    how: It counts.
+    without: {decided_by: none, answer: Nothing counts.}
+    with: {decided_by: code, answer: A counter.}
+"""
+
+
+@pytest.mark.parametrize(("key", "text"), [
+    ("levers", "levers:\n  - {lever: tool_call, kind: event, decisions: [D1], text: It counts.,\n"
+               "     cites: [{file: a.ts, lines: 3}]}\n"),
+    ("runs", "runs:\n  - {text: It starts git., cites: [{file: a.ts, lines: 5}]}\n"),
+    ("connects", "connects:\n  - {text: It posts the count., cites: [{file: a.ts, lines: 7}]}\n"),
+    ("unchanged", "unchanged:\n  - {text: The model picks the tool., cites: [{file: a.ts, lines: 9}]}\n"),
+    ("checked_at", 'checked_at: "2.1.0"\n'),
+], ids=["levers", "runs", "connects", "unchanged", "checked_at"])
+def test_an_unpinned_overlay_that_cites_code_is_refused_at_the_key(folder: Path, key: str, text: str) -> None:
+    """Citations (or their records' release) need the package pinned, whichever list holds them; the
+    problem is at the first citing item (at the key's own line for `checked_at`)."""
+    write(folder, "extensions/pi-demo.yaml", UNPINNED + text)
+    line = 9 if key == "checked_at" else 10
+    assert problems(folder) == [f"extensions/pi-demo.yaml:{line}: `{key}` cites the extension's code, which needs "
+                                "the package pinned: add `integrity` (npm view PACKAGE@VERSION dist.integrity)"]
+
+
+def test_an_unpinned_overlay_may_say_what_it_leaves_unchanged_without_citing(folder: Path) -> None:
+    write(folder, "extensions/pi-demo.yaml", UNPINNED + "unchanged:\n  - text: Nothing about the prompt.\n")
+    [demo] = load_maps(folder.parent)
+    assert [i.text for i in demo.overlays[0].unchanged] == ["Nothing about the prompt."]
+
+
+def test_an_overlay_refused_for_its_pin_is_not_told_to_add_a_probe(folder: Path) -> None:
+    """Its script waits for it: adding `probe:` to an overlay that is not pinned would be refused too."""
+    write(folder, "extensions/pi-demo.yaml", UNPINNED + 'checked_at: "2.1.0"\n')
+    write(folder, "extensions/probes/pi-demo.mjs", "console.log('{}')\n")
+    write(folder, "extensions/probes/stray.mjs", "console.log('{}')\n")  # after it: still named
+    assert problems(folder) == [
+        "extensions/pi-demo.yaml:9: `checked_at` cites the extension's code, which needs the package pinned: add "
+        "`integrity` (npm view PACKAGE@VERSION dist.integrity)",
+        "extensions/probes/stray.mjs:0: no overlay runs this probe: add `probe:` (shows, expect) to "
+        "extensions/stray.yaml, or name the script after an extension"]
 
 
 def test_map_errors(folder: Path) -> None:
@@ -500,8 +643,9 @@ def test_an_entry_reads_back_with_every_field(folder: Path) -> None:
     write(folder, "D2.yaml", """id: D2
 question: Who stops the loop?
 decided_by: code
-overrides: [{by: person, when: At the limit., cites: [{file: src/a.ts, lines: 3}]}]
+overrides: [{by: person, when: At the limit., can: raise the limit, cites: [{file: src/a.ts, lines: 3}]}]
 answer: The code does.
+exceptions: [{text: When piped., cites: [{file: src/a.ts, lines: 5}]}]
 changed_by: [{text: An extension., cites: [{file: src/a.ts, lines: 4}]}]
 checks: A test.
 reviewed: {version: "1.0", date: 2026-11-20, by: a second reader, checked: every claim}
@@ -524,9 +668,13 @@ cites:
         "decision", "Who stops the loop?", "code", "The code does.")
     assert ([(i.text, [c.start for c in i.cites]) for i in decision.changed_by], decision.checks) == (
         [("An extension.", [4])], "A test.")
-    assert [(o.by, o.when, [c.start for c in o.cites]) for o in decision.overrides] == [
-        ("person", "At the limit.", [3])]
-    assert (decision.exceptions, [c.start for c in decision.main_cites]) == ((), [1])
+    assert [(o.by, o.when, o.can, [c.start for c in o.cites]) for o in decision.overrides] == [
+        ("person", "At the limit.", "raise the limit", [3])]
+    assert ([(i.text, [c.start for c in i.cites]) for i in decision.exceptions],
+            [c.start for c in decision.main_cites]) == ([("When piped.", [5])], [1])
+    # each citation, wherever it is in the entry, names its file and line: `verify` reports it there
+    assert [(c.path.name, c.line, c.start) for c in decision.cites] == [
+        ("D2.yaml", 4, 3), ("D2.yaml", 6, 5), ("D2.yaml", 7, 4), ("D2.yaml", 11, 1)]
     assert decision.reviewed == Review("1.0", "2026-11-20", "a second reader", "every claim")
     assert (decision.path, decision.line, decision.upstream, decision.failures) == (folder / "D2.yaml", 1, None, ())
     assert (problem.kind, problem.title, problem.description) == ("problem", "It breaks.", "When piped.")

@@ -246,7 +246,9 @@ def test_the_lever_table_is_the_named_maps_or_the_first(tmp_path) -> None:
     from generator.map.load import load_lever_table
 
     decisions = lever_tables(tmp_path)
-    assert [(row.lever, row.decisions) for row in load_lever_table(decisions, "beta")] == [("tool_call", ("D7",))]
+    # its kind too: `levers` prints it for each use, and takes a method for pi's API by it
+    assert [(row.lever, row.kind, row.decisions) for row in load_lever_table(decisions, "beta")] == [
+        ("tool_call", "event", ("D7",))]
     assert [(row.lever, row.decisions) for row in load_lever_table(decisions, "alpha")] == [("input", ("C1",))]
     assert [(row.lever, row.decisions) for row in load_lever_table(decisions)] == [("input", ("C1",))]
 
