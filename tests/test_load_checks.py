@@ -97,7 +97,9 @@ def test_an_unknown_key_gets_a_guess_only_when_it_is_close(capsys, tmp_path, key
                 "      - {file: src/a.ts, lines: 1}\ncites:"),
      "overrides.0.can 'stop the run.' does not have the expected form (the words that follow 'can', without a "
      "full stop, e.g. stop the run)"),
-], ids=["entry-id", "record-digest", "override-can"])
+    # a list with no hint of its own says just that (changed_by's hint: test_shape.py)
+    (("cites:", "failures: an old bug\ncites:"), "failures must be a list"),
+], ids=["entry-id", "record-digest", "override-can", "list-without-a-hint"])
 def test_a_value_of_the_wrong_form_says_the_form(capsys, tmp_path, edit, said: str) -> None:
     [line] = problems(capsys, tmp_path, GOOD.replace(*edit))
     assert line.endswith(said), line
