@@ -54,7 +54,10 @@ def cached_pi(decision_map: DecisionMap, version: str = PIN) -> Path:
     final = cache_root() / "installs" / f"npm-{key}" / version
     for name in packages:
         package(final / "node_modules" / name, name, version, f"export const version = {json.dumps(version)};\n")
-    (final / "package-lock.json").write_text("{}")
+    (final / "package.json").write_text(json.dumps({"name": "pi-probes", "private": True,
+                                                    "dependencies": {name: version for name in packages}}))
+    (final / "package-lock.json").write_text(json.dumps({"packages": {"": {"name": "pi-probes"}, **{
+        f"node_modules/{name}": {"version": version, "integrity": "sha512-pi"} for name in packages}}}))
     files = {path: install._entry(final / path) for path in install._tree(final)}
     (final / install.MANIFEST).write_text(json.dumps({
         "format": install.INSTALL_FORMAT, "version": version, "packages": list(packages), "node": "24",
@@ -70,7 +73,10 @@ class FakeNpm:
         self.integrity, self.lock, self.versions, self.calls = integrity, lock, versions or {}, []
 
     def __call__(self, args: list[str], what: str, npm: list[str], *, cwd: Path, env: dict[str, str]) -> None:
-        self.calls.append({"args": args, "what": what, "npm": npm, "cwd": cwd, "env": env})
+        found = cwd / "package-lock.json"  # what npm is given to start from (an extension's: pi's install)
+        self.calls.append({"args": args, "what": what, "npm": npm, "cwd": cwd, "env": env,
+                           "lock": found.read_text() if found.exists() else None,
+                           "packages": sorted(p.name for p in (cwd / "node_modules").glob("*"))})
         rows = {"": {"name": "pi-extension-probe"}}
         for spec in (a for a in args if not a.startswith("-") and a != "install"):
             name, version = spec.rsplit("@", 1)
@@ -119,5 +125,5 @@ def use_fake_npm(monkeypatch, fake: FakeNpm, registry: dict[str, str]) -> list[t
 
     for module in (extension, install):
         monkeypatch.setattr(module, "_npm", fake)
-        monkeypatch.setattr(module, "registry_integrity", registry_integrity)
+    monkeypatch.setattr(install, "registry_integrity", registry_integrity)  # (an extension's install asks pi's)
     return asked

@@ -25,12 +25,12 @@ from conftest import ROOT, live_with, python_env, require
 from generator.errors import FetchError
 from generator.probes.extension import (EXTENSION_SECONDS, extension_limits, install_extension, probed_extensions,
                                         run_extension_probes)
-from generator.probes.install import find_node
+from generator.probes.install import find_node, install_pi
 from generator.probes.run import site_probes
 from generator.probes.limits import tree_limits
 from generator.probes.sandbox import Limits, Sandbox
 from generator.source.fetch import _npm, cache_root
-from probe_fixtures import FakeNpm, lock_replaced, overlay, probed_map, use_fake_npm
+from probe_fixtures import FakeNpm, cached_pi, lock_replaced, overlay, probed_map, use_fake_npm
 
 EXT = "@demo/pi-ext"
 INTEGRITY = {"pi-demo": "sha512-pi", EXT: "sha512-ext"}
@@ -58,6 +58,13 @@ def npm(monkeypatch: pytest.MonkeyPatch) -> FakeNpm:
 
 def demo_with(tmp_path: Path, *overlays):
     return probed_map(tmp_path, {}, overlays=tuple(overlays))
+
+
+def installed_pi_with(tmp_path: Path, *overlays):
+    """The demo map with pi's install already written: npm is run for the extension's alone."""
+    demo = demo_with(tmp_path, *overlays)
+    cached_pi(demo)
+    return demo
 
 
 def folder_of(integrity: str = "sha512-ext", version: str = "2.0.0") -> Path:
@@ -95,13 +102,18 @@ def test_pi_and_the_extension_are_installed_together_without_running_their_scrip
     demo = demo_with(tmp_path, ext)
     node = find_node()
     install = install_extension(demo, ext, node)
-    [call] = npm.calls
+    [pi_call, call] = npm.calls
+    pi_install = install_pi(demo, "1.0.0", node, quiet=True)
+    assert pi_call["args"][-1] == "pi-demo@1.0.0" and pi_call["cwd"] != call["cwd"], "pi's own install came first"
+    assert (call["lock"], call["packages"]) == ((pi_install.root / "package-lock.json").read_text(), ["pi-demo"]), \
+        "npm started from a copy of pi's install"
     assert call["args"][:6] == ["install", "--ignore-scripts", "--legacy-peer-deps", "--save-exact", "--no-audit",
                                 "--no-fund"]
     assert call["args"][6:] == ["--package-lock=true", "pi-demo@1.0.0", f"{EXT}@2.0.0"]
     assert call["what"] == f"pi-demo@1.0.0, {EXT}@2.0.0" and call["npm"] == list(node.npm)
     assert call["env"]["PATH"] == f"{node.bin_dir}:{os.environ['PATH']}", "its Node first, then the user's PATH"
-    assert npm.asked == [("pi-demo@1.0.0", list(node.npm))], "the registry is asked with the same npm"
+    assert npm.asked == [("pi-demo@1.0.0", list(node.npm))], \
+        "the registry is asked once, by pi's install (the extension's reads its lockfile), with the same npm"
     assert [call["env"][f"npm_config_{k}"] for k in ("update_notifier", "fund", "audit")] == ["false"] * 3
     final = folder_of()
     assert install.root == final and install.version == "1.0.0" and install.packages == (EXT, "pi-demo")
@@ -111,7 +123,7 @@ def test_pi_and_the_extension_are_installed_together_without_running_their_scrip
     assert json.loads((final / ".decision-map-install.json").read_text()) == {
         "format": 1, "packages": {"pi-demo": "1.0.0", EXT: "2.0.0"}, "lock_sha256": hashlib.sha256(lock).hexdigest()}
     assert capsys.readouterr().err == "", "quiet by default"
-    assert install_extension(demo, ext) == install and len(npm.calls) == 1, "the finished install is reused"
+    assert install_extension(demo, ext) == install and len(npm.calls) == 2, "the finished install is reused"
 
 
 def test_without_a_path_npm_gets_nodes_folder_and_the_default_path(tmp_path: Path, npm: FakeNpm,
@@ -126,7 +138,12 @@ def test_without_a_path_npm_gets_nodes_folder_and_the_default_path(tmp_path: Pat
 def test_a_person_is_told_what_is_installed(tmp_path: Path, npm: FakeNpm, capsys) -> None:
     ext = overlay(tmp_path, "pi-ext", None, ())
     install_extension(demo_with(tmp_path, ext), ext, quiet=False)
-    assert capsys.readouterr().err == f"installing {EXT}@2.0.0 with pi 1.0.0 for its probe\n"
+    assert capsys.readouterr().err == ("installing pi-demo@1.0.0 for probes\n"
+                                       f"installing {EXT}@2.0.0 with pi 1.0.0 for its probe\n")
+    other = overlay(tmp_path, "other-ext", None, ())
+    install_extension(demo_with(tmp_path, other), other, quiet=False)
+    assert capsys.readouterr().err == "installing @demo/other-ext@2.0.0 with pi 1.0.0 for its probe\n", \
+        "pi's install, written once, is told once"
 
 
 def test_another_pin_is_another_install(tmp_path: Path, npm: FakeNpm) -> None:
@@ -139,7 +156,33 @@ def test_another_pin_is_another_install(tmp_path: Path, npm: FakeNpm) -> None:
     newer = overlay(tmp_path, "pi-ext", None, (), version="2.1.0")
     npm.integrity = INTEGRITY
     assert install_extension(demo, newer).root == folder_of(version="2.1.0")
-    assert len(npm.calls) == 3
+    assert len(npm.calls) == 4, "pi's install, once, then the extension's three"
+
+
+def test_npm_writing_over_pi_s_files_in_an_extension_s_install_leaves_pi_s_own_install_as_it_was(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """npm rewrites files of the tree it starts from in place (its hidden lockfile, a package it
+    replaces): the extension's install is a copy of pi's, so pi's install, which every entry's probe
+    runs, keeps what was installed and still opens."""
+    fake = FakeNpm(INTEGRITY)
+
+    def npm_rewriting(args: list[str], what: str, npm: list[str], *, cwd: Path, env: dict[str, str]) -> None:
+        if EXT in what:  # the extension's install, in a copy of pi's
+            for name in ("pi-demo/index.js", ".package-lock.json"):
+                with open(cwd / "node_modules" / name, "a") as found:
+                    found.write("// rewritten by npm\n")
+        fake(args, what, npm, cwd=cwd, env=env)
+        if EXT not in what:
+            (cwd / "node_modules" / ".package-lock.json").write_text("{}")
+
+    use_fake_npm(monkeypatch, npm_rewriting, REGISTRY)
+    ext = overlay(tmp_path, "pi-ext", None, ())
+    demo = demo_with(tmp_path, ext)
+    pi_install = install_pi(demo, "1.0.0", quiet=True)
+    before = {p: p.read_bytes() for p in pi_install.node_modules.rglob("*") if p.is_file()}
+    install_extension(demo, ext)
+    assert {p: p.read_bytes() for p in pi_install.node_modules.rglob("*") if p.is_file()} == before
+    assert install_pi(demo, "1.0.0", quiet=True) == pi_install, "pi's install opens as it was written"
 
 
 @pytest.mark.parametrize(("edit", "message"), [
@@ -158,7 +201,7 @@ def test_an_install_the_lockfile_does_not_vouch_for_is_refused(tmp_path: Path, m
     use_fake_npm(monkeypatch, FakeNpm(INTEGRITY, lock=edit), REGISTRY)
     ext = overlay(tmp_path, "pi-ext", None, ())
     with pytest.raises(FetchError) as refused:
-        install_extension(demo_with(tmp_path, ext), ext)
+        install_extension(installed_pi_with(tmp_path, ext), ext)
     assert str(refused.value) == message
     assert not folder_of().exists(), "nothing refused is kept"
 
@@ -167,7 +210,7 @@ def test_linked_packages_and_the_root_need_no_integrity(tmp_path: Path, monkeypa
     use_fake_npm(monkeypatch, FakeNpm(INTEGRITY, lock=lambda rows: rows.update(
         {"node_modules/local": {"link": True, "resolved": "../local"}})), REGISTRY)
     ext = overlay(tmp_path, "pi-ext", None, ())
-    assert install_extension(demo_with(tmp_path, ext), ext).root == folder_of()
+    assert install_extension(installed_pi_with(tmp_path, ext), ext).root == folder_of()
 
 
 def test_a_lockfile_and_packages_with_non_ascii_text_are_read_whatever_the_locale(
@@ -186,7 +229,7 @@ def test_a_lockfile_and_packages_with_non_ascii_text_are_read_whatever_the_local
 
     use_fake_npm(monkeypatch, npm_writing_utf8, REGISTRY)
     ext = overlay(tmp_path, "pi-ext", None, ())
-    demo = demo_with(tmp_path, ext)
+    demo = installed_pi_with(tmp_path, ext)
     with ascii_locale():
         install = install_extension(demo, ext)
     assert install.root == folder_of()
@@ -198,7 +241,7 @@ def test_no_readable_lockfile_is_refused(tmp_path: Path, monkeypatch: pytest.Mon
     use_fake_npm(monkeypatch, lock_replaced(FakeNpm(INTEGRITY), lock), REGISTRY)
     ext = overlay(tmp_path, "pi-ext", None, ())
     with pytest.raises(FetchError, match=f"^npm wrote no readable package-lock.json for {EXT}@2.0.0$"):
-        install_extension(demo_with(tmp_path, ext), ext)
+        install_extension(installed_pi_with(tmp_path, ext), ext)
 
 
 def test_an_install_whose_packages_disagree_with_its_lockfile_fails_its_own_check(tmp_path: Path,
@@ -207,7 +250,7 @@ def test_an_install_whose_packages_disagree_with_its_lockfile_fails_its_own_chec
     ext = overlay(tmp_path, "pi-ext", None, ())
     with pytest.raises(FetchError, match=f"^the install at {re.escape(str(folder_of()))} failed its own check right "
                                          "after it was written$"):
-        install_extension(demo_with(tmp_path, ext), ext)
+        install_extension(installed_pi_with(tmp_path, ext), ext)
 
 
 @pytest.mark.parametrize("damage", [
@@ -227,7 +270,7 @@ def test_a_damaged_install_is_installed_again(tmp_path: Path, npm: FakeNpm, dama
     demo = demo_with(tmp_path, ext)
     first = install_extension(demo, ext)
     damage(first.root)
-    assert install_extension(demo, ext) == first and len(npm.calls) == 2
+    assert install_extension(demo, ext) == first and len(npm.calls) == 3, "(pi's install is not written again)"
 
 
 def test_an_install_missing_a_key_of_its_manifest_is_installed_again(tmp_path: Path, npm: FakeNpm) -> None:
@@ -236,7 +279,7 @@ def test_an_install_missing_a_key_of_its_manifest_is_installed_again(tmp_path: P
     first = install_extension(demo, ext)
     manifest = first.root / ".decision-map-install.json"
     manifest.write_text(json.dumps({k: v for k, v in json.loads(manifest.read_text()).items() if k != "lock_sha256"}))
-    assert install_extension(demo, ext) == first and len(npm.calls) == 2
+    assert install_extension(demo, ext) == first and len(npm.calls) == 3, "(pi's install is not written again)"
 
 
 # --- the probe run -------------------------------------------------------------------------------
@@ -256,7 +299,7 @@ def test_an_extension_probe_sees_the_extension_where_it_sees_pi(tmp_path: Path, 
     npm_calls.append(len(npm.calls))
     both = run_extension_probes(demo)
     assert [(r.id, r.status, r.cached) for r in both] == [("other-ext", "fails", False), ("pi-ext", "holds", True)]
-    assert npm_calls == [1] and len(npm.calls) == 2, "pi-ext's install was reused, other-ext got its own"
+    assert npm_calls == [2] and len(npm.calls) == 3, "pi-ext's install was reused, other-ext got its own (pi's, once)"
     assert capsys.readouterr().err == "", "quiet by default"
 
 
@@ -271,9 +314,9 @@ def test_the_site_shows_extension_probes_by_the_extensions_name(tmp_path: Path, 
     assert capsys.readouterr().err == "", "quiet by default"
     monkeypatch.setenv("DECISION_MAP_CACHE", str(tmp_path / "another-cache"))
     assert sorted(site_probes([demo], quiet=False)) == ["D1", "pi-ext"]
-    # (the extension's install is written while pi's is: either may be announced first)
-    assert sorted(capsys.readouterr().err.splitlines(keepends=True)) == [
-        f"installing {EXT}@2.0.0 with pi 1.0.0 for its probe\n", "installing pi-demo@1.0.0 for probes\n"]
+    # (the extension's install starts from pi's, so pi's is written first)
+    assert capsys.readouterr().err == ("installing pi-demo@1.0.0 for probes\n"
+                                       f"installing {EXT}@2.0.0 with pi 1.0.0 for its probe\n")
 
 
 def test_an_extension_probe_gets_more_time_than_the_limit_given(tmp_path: Path, npm: FakeNpm,
@@ -304,7 +347,8 @@ def test_the_run_uses_the_sandbox_given_and_tells_a_person_what_it_installs(tmp_
     weak = Sandbox("node-only", tree_limits())
     [result] = run_extension_probes(demo, quiet=False, sandbox=weak)
     assert (result.status, result.sandbox) == ("holds", weak.name)
-    assert capsys.readouterr().err == f"installing {EXT}@2.0.0 with pi 1.0.0 for its probe\n"
+    assert capsys.readouterr().err == ("installing pi-demo@1.0.0 for probes\n"
+                                       f"installing {EXT}@2.0.0 with pi 1.0.0 for its probe\n")
 
 
 # --- installs written beside the probes ------------------------------------------------------------
