@@ -42,9 +42,9 @@ MANIFEST = ".decision-map-install.json"
 # load of 14 on 2 cores, 74 s at 20. An entry's probe compiles nothing (pi ships JavaScript), so
 # the default limit stays theirs; an extension's gets room for the compile under such a load.
 EXTENSION_SECONDS = 180.0
-# An install mostly waits on the registry (220 MB each, from npm's cache or the network); the site
-# build writes two while pi's own install and the entries' probes run, and the extensions' probes
-# then run as their installs are done.
+# An install mostly waits on npm (a copy of pi's install, then what the extension adds, from npm's
+# cache or the network); the site build writes two while the entries' probes run, and the
+# extensions' probes then run as their installs are done.
 INSTALLS_AT_ONCE = 2
 
 

@@ -363,8 +363,8 @@ def site_probes(maps: list[DecisionMap], *, quiet: bool = True) -> dict[str, Pro
         return {}
     from .extension import installing, run_extension_probes, start_installs
 
-    # the extensions' installs (mostly waiting on the registry) are written while pi's own install
-    # and the entries' probes run; their probes then run as they are done
+    # the extensions' installs (each a copy of pi's own install, written first, and what npm adds to
+    # it) are written while the entries' probes run; their probes then run as they are done
     with _stopped_by_signals(), installing() as pool:
         installs = [start_installs(m, pool, quiet=quiet) for m in maps]
         results = [r for m in maps for r in run_probes(m, quiet=quiet)]
