@@ -169,16 +169,15 @@ def _check_lock(staging: Path, wanted: dict[str, str], overlay: Overlay, pi_inst
         installed = json.loads((staging / "package-lock.json").read_text(encoding="utf-8"))["packages"]
     except (OSError, ValueError, KeyError):
         raise FetchError(f"npm wrote no readable package-lock.json for {overlay.package}@{overlay.version}") from None
-    # pi's install compared its packages' integrity with the registry's when it was written, and its
-    # lockfile is one of the files its manifest holds (install_pi opened it unchanged)
-    pi_rows = json.loads((pi_install.root / "package-lock.json").read_text(encoding="utf-8")).get("packages", {})
+    # pi's install compared each of its packages' integrity with the registry's when it was written,
+    # and its lockfile is one of the files its manifest holds (install_pi opened it unchanged)
+    pi_rows = json.loads((pi_install.root / "package-lock.json").read_text(encoding="utf-8"))["packages"]
     for package, version in wanted.items():
         row = installed.get(f"node_modules/{package}") or {}
         spec = f"{package}@{version}"
         if row.get("version") != version:
             raise FetchError(f"{spec}: npm installed version {row.get('version')!r} instead")
-        pi_row = pi_rows.get(f"node_modules/{package}") or {}
-        expected = overlay.integrity if package == overlay.package else pi_row.get("integrity")
+        expected = overlay.integrity if package == overlay.package else pi_rows[f"node_modules/{package}"]["integrity"]
         if row.get("integrity") != expected:
             raise FetchError(f"{spec}: the installed package's integrity is not the "
                              f"{'pinned' if package == overlay.package else 'registry'}'s one; refusing to use it")
