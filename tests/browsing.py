@@ -255,3 +255,41 @@ def serious_violations(tab, rules: tuple[str, ...] = (), within: tuple[str, ...]
     serious = [v for v in violations if v["impact"] in ("serious", "critical")]
     return [f"{v['id']} ({v['impact']}): {v['help']}: "
             + "; ".join(" ".join(n["target"]) for n in v["nodes"][:5]) for v in serious]
+
+
+# --- what several browser files ask of the real map and of a page ---------------------------------
+
+
+# A test whose subject does not depend on the window's width (what a page says, where its links
+# lead, what the search or a filter finds, that a script stays text) runs at 1280 px only; one about
+# layout (overflow, above the fold, the drawer, tables, copy buttons, where a thing lands) at both.
+# Every page still opens at 390 px in test_browser_axe.py, and the controls these tests use are
+# pressed at 390 px there or below (the palette toggle, the map's filters, the search).
+one_width = pytest.mark.parametrize("width", [1280], ids=["1280px"])
+
+
+def real_pi():
+    """The real map (decisions/pi), as the site was built from it."""
+    from generator.map.load import load_maps
+
+    [pi] = [m for m in load_maps(ROOT / "decisions") if m.name == "pi"]
+    return pi
+
+
+def landed(page, selector: str) -> dict:
+    """Where a jumped-to element ended up: visible, below the sticky header, and marked."""
+    return page.eval_on_selector(selector, """el => {
+        const box = el.getBoundingClientRect();
+        const header = document.querySelector(".md-header").getBoundingClientRect();
+        const style = getComputedStyle(el);
+        return {top: box.top, headerBottom: header.bottom, bottom: box.bottom, height: innerHeight,
+                target: el.matches(":target"), outline: style.outlineStyle,
+                background: style.backgroundColor};
+    }""")
+
+
+def assert_landed(where: dict) -> None:
+    assert where["target"], where
+    assert where["top"] >= where["headerBottom"] - 1, f"the target is under the sticky header: {where}"
+    assert where["top"] < where["height"], where  # on screen
+    assert where["outline"] != "none" and where["background"] not in ("rgba(0, 0, 0, 0)", "transparent"), where

@@ -5,7 +5,7 @@ onerror= that must stay text) and the real map from decisions/ (pi fetched from 
 Each is served over HTTP under the sub-path of its ``site_url``, as a project site is published.
 Every page opened here must load with no console error, no sideways scroll, and no request to
 another host. Screenshots go to test-artifacts/browser/<width>px/. The real map's pages one by one,
-and axe over them, are in test_browser_axe.py.
+and axe over them, are in test_browser_axe.py; the full map's filters in test_browser_filters.py.
 
 The browser: $DECISION_MAP_BROWSER (a chromium-like executable), else /usr/bin/chromium, else
 the one Playwright installs (`python -m playwright install --with-deps chromium`). With none of
@@ -21,13 +21,10 @@ from urllib.request import urlopen
 
 import pytest
 
-from conftest import REAL_SITE_REPOSITORY, REAL_SITE_URL, ROOT
-from generator.map.load import load_maps
+from conftest import REAL_SITE_REPOSITORY, REAL_SITE_URL
 from generator.release.edition import entry_verdicts
-from generator.site import prose
-from generator.site.pages.views import SHORT_AT_MOST
-from browsing import (goto, open_context, open_page, open_tab, overflow, serious_violations, shot, shot_name,
-                      wait_ready, wait_scheme)
+from browsing import (assert_landed, goto, landed, one_width, open_context, open_page, open_tab, overflow, real_pi,
+                      serious_violations, shot, shot_name, wait_ready, wait_scheme)
 
 pytestmark = pytest.mark.browser
 
@@ -35,45 +32,8 @@ D1_PERMALINK = ("https://github.com/earendil-works/pi/blob/v1.6.0/packages/codin
                 "agent-session.ts#L723-L746")
 DEMO_PAGES = ("", "demo/", "demo/map/", "demo/D1/", "demo/P1/", "demo/problems/", "demo/census/",
               "extensions/demo-ext/", "demo/editions/", "demo/editions/0.8.0-to-1.0.0/")
-# A test whose subject does not depend on the window's width (what a page says, where its links
-# lead, what the search or a filter finds, that a script stays text) runs at 1280 px only; one about
-# layout (overflow, above the fold, the drawer, tables, copy buttons, where a thing lands) at both.
-# Every page still opens at 390 px in test_browser_axe.py, and the controls these tests use are
-# pressed at 390 px there or below (the palette toggle, the map's filters, the search).
-one_width = pytest.mark.parametrize("width", [1280], ids=["1280px"])
 BUDGET = {"pi/map/": 10_000, "pi/editions/1.4.0-to-1.6.0/": 10_000, "pi/C10/": 3_000}  # DOM elements
 BYTES = {"pi/C10/": 150_000}  # HTML: the entry that cites the most code
-
-
-def _pi():
-    [pi] = [m for m in load_maps(ROOT / "decisions") if m.name == "pi"]
-    return pi
-
-
-def _changed_in_latest_edition() -> list[str]:
-    """The decisions of the real map that changed or were re-written in its latest edition."""
-    pi = _pi()
-    return sorted(v.entry_id for v in entry_verdicts(pi, pi.editions[-1])
-                  if v.verdict in ("changed", "rewritten") and v.entry and v.entry.kind == "decision")
-
-
-def _landed(page, selector: str) -> dict:
-    """Where a jumped-to element ended up: visible, below the sticky header, and marked."""
-    return page.eval_on_selector(selector, """el => {
-        const box = el.getBoundingClientRect();
-        const header = document.querySelector(".md-header").getBoundingClientRect();
-        const style = getComputedStyle(el);
-        return {top: box.top, headerBottom: header.bottom, bottom: box.bottom, height: innerHeight,
-                target: el.matches(":target"), outline: style.outlineStyle,
-                background: style.backgroundColor};
-    }""")
-
-
-def _assert_landed(where: dict) -> None:
-    assert where["target"], where
-    assert where["top"] >= where["headerBottom"] - 1, f"the target is under the sticky header: {where}"
-    assert where["top"] < where["height"], where  # on screen
-    assert where["outline"] != "none" and where["background"] not in ("rgba(0, 0, 0, 0)", "transparent"), where
 
 
 # --- every page ---------------------------------------------------------------------------------------
@@ -120,7 +80,7 @@ def test_a_newcomer_is_told_what_pi_is_and_where_to_start_above_the_fold(page, r
 
 @pytest.mark.network
 def test_every_entry_has_its_page(real_site) -> None:
-    for entry in _pi().entries:
+    for entry in real_pi().entries:
         with urlopen(f"{real_site.url}pi/{entry.id}/") as answer:
             html = answer.read().decode()
         assert answer.status == 200 and f'<span class="dm-id">{entry.id}</span>' in html, entry.id
@@ -174,7 +134,7 @@ def test_an_old_link_to_the_full_map_lands_on_the_decision(page, demo_site, widt
     open_page(page, demo_site, f"demo/map/#{anchor}")
     page.wait_for_url("**/demo/D2/#d2")
     wait_ready(page)
-    _assert_landed(_landed(page, "h1#d2"))
+    assert_landed(landed(page, "h1#d2"))
     assert "Who approves a tool that is marked risky?" in page.inner_text("h1")
     shot(page, width, f"demo-landed-{anchor}")
 
@@ -183,7 +143,7 @@ def test_without_script_an_old_link_lands_on_the_row(browser, demo_site, width) 
     context = browser.new_context(viewport={"width": width, "height": 800}, java_script_enabled=False)
     tab = context.new_page()
     tab.goto(demo_site.url + "demo/map/#d2")
-    where = _landed(tab, ".dm-row#d2")
+    where = landed(tab, ".dm-row#d2")
     assert where["target"] and where["top"] >= where["headerBottom"] - 1 and where["outline"] != "none"
     tab.goto(demo_site.url + "demo/map/#D2")
     assert tab.eval_on_selector("#D2", "el => el.closest('.dm-row').dataset.id") == "D2"
@@ -221,7 +181,7 @@ def test_a_see_link_shows_the_question_and_lands_on_it(page, demo_site, width) -
     see.click()
     page.wait_for_url("**/demo/D2/#d2")
     wait_ready(page)
-    _assert_landed(_landed(page, "h1#d2"))
+    assert_landed(landed(page, "h1#d2"))
 
 
 @pytest.mark.network
@@ -246,216 +206,9 @@ def test_every_see_link_shows_its_question_inside_the_window(page, real_site, wi
 
 def test_a_heading_anchor_is_not_under_the_header_and_is_marked(page, demo_site, width) -> None:
     open_page(page, demo_site, "demo/map/#group-g")
-    _assert_landed(_landed(page, "#group-g"))
+    assert_landed(landed(page, "#group-g"))
     open_page(page, demo_site, "demo/editions/0.8.0-to-1.0.0/#g1")
-    _assert_landed(_landed(page, "#g1"))
-
-
-# --- the full map's filters, kept in the address --------------------------------------------------------
-
-
-def _visible_rows(page) -> list[str]:
-    return page.eval_on_selector_all(".dm-row[data-who]", "rows => rows.filter(r => r.offsetParent !== null)"
-                                                          ".map(r => r.dataset.id)")
-
-
-@one_width
-def test_filters_show_the_right_rows_and_are_kept_in_the_address(page, demo_site, width) -> None:
-    open_page(page, demo_site, "demo/map/")
-    assert _visible_rows(page) == ["D1", "D2", "G1"]
-    page.click('[data-dm-who="person"]')
-    assert _visible_rows(page) == ["D2"]
-    assert page.get_attribute('[data-dm-who="person"]', "aria-pressed") == "true"
-    assert page.url.endswith("demo/map/?who=person")
-    assert page.locator('.dm-group[data-group="G"]').is_hidden()  # a group left empty hides its heading
-    page.select_option("[data-dm-group]", "D")
-    assert page.url.endswith("?who=person&group=D")
-    assert page.inner_text("[data-dm-count]") == "Showing 1 of 3 decisions."
-    shot(page, width, "demo-map-filtered")
-    # the address is a shared view: opened afresh, it shows the same rows and pressed buttons
-    open_page(page, demo_site, "demo/map/?who=code&group=D")
-    assert _visible_rows(page) == ["D1"]
-    assert page.get_attribute('[data-dm-who="code"]', "aria-pressed") == "true"
-    assert page.input_value("[data-dm-group]") == "D"
-    page.click('[data-dm-who=""]')
-    page.select_option("[data-dm-group]", "")
-    assert _visible_rows(page) == ["D1", "D2", "G1"] and page.url.endswith("demo/map/")
-    assert page.inner_text("[data-dm-count]") == "Showing all 3 decisions."
-    # words: each one must be in the row's ID, question or short answer, in any case, never only in
-    # a badge: "person" is in D1's question, and in D2's badge alone
-    page.fill("[data-dm-text]", "RISKY")
-    assert _visible_rows(page) == ["D2"] and page.url.endswith("demo/map/?text=RISKY")
-    page.fill("[data-dm-text]", "risky approves g1")
-    assert _visible_rows(page) == [] and page.inner_text("[data-dm-count]") == "Showing 0 of 3 decisions."
-    page.fill("[data-dm-text]", "person")
-    assert _visible_rows(page) == ["D1"]
-    open_page(page, demo_site, "demo/map/?text=risky")
-    assert _visible_rows(page) == ["D2"] and page.input_value("[data-dm-text]") == "risky"
-    page.fill("[data-dm-text]", "")
-    assert _visible_rows(page) == ["D1", "D2", "G1"] and page.url.endswith("demo/map/")
-    assert page.problems == []
-
-
-def test_a_contents_link_to_a_group_the_filters_hide_says_so_and_shows_it(page, demo_site, width) -> None:
-    open_page(page, demo_site, "demo/map/?who=person&group=D")
-    assert _visible_rows(page) == ["D2"]
-    # the contents (beside the page at 1280, in the drawer on a phone) still lists group G
-    page.evaluate("document.querySelector('.md-nav--secondary a[href=\"#group-g\"]').click()")
-    notice = page.locator(".dm-toolbar__hidden")
-    assert notice.is_visible() and "is hidden by the filters" in notice.inner_text()
-    assert "Ending a run" in notice.inner_text()
-    assert page.url.endswith("?who=person&group=D")  # nothing changed behind the reader's back
-    show = notice.locator("button")
-    assert page.evaluate("document.activeElement.textContent") == show.inner_text()  # focus moved to the offer
-    shot(page, width, "demo-map-hidden-group")
-    show.click()
-    assert _visible_rows(page) == ["D1", "D2", "G1"] and not notice.is_visible()
-    assert page.url.endswith("demo/map/#group-g")
-    _assert_landed(_landed(page, "#group-g"))
-    assert page.problems == []
-
-
-@one_width
-def test_the_changed_filter_shows_only_rows_changed_in_the_last_edition(page, demo_site, width) -> None:
-    open_page(page, demo_site, "demo/map/")
-    button = "[data-dm-changed]"
-    assert page.inner_text(button) == "Code or text changed in 1.0.0 1"
-    page.click(button)
-    assert _visible_rows(page) == ["G1"]  # re-written; D1 only moved, D2 unchanged
-    assert page.get_attribute(button, "aria-pressed") == "true" and "changed=1" in page.url
-    assert page.locator('.dm-group[data-group="D"]').is_hidden()
-    assert page.locator('.dm-row[data-id="G1"] a.dm-edition-badge').inner_text() == "re-written for 1.0.0"
-    page.click('[data-dm-who="code"]')  # combined with another filter: nothing left
-    assert _visible_rows(page) == []
-    page.click('[data-dm-who=""]')
-    page.click(button)
-    assert _visible_rows(page) == ["D1", "D2", "G1"]
-
-
-def test_a_badge_leads_to_the_entrys_history_with_the_code_before_and_after(page, demo_site, width) -> None:
-    open_page(page, demo_site, "demo/map/")
-    page.click('.dm-row[data-id="G1"] a.dm-edition-badge')
-    page.wait_for_url("**/demo/G1/#history")
-    wait_ready(page)
-    history = page.locator(".dm-history").first
-    assert history.locator(".dm-verdict").inner_text() == "re-written for 1.0.0"
-    history.locator("details.dm-drift summary").first.click()
-    befores = history.locator(".dm-drift__side--before a.dm-permalink")
-    assert befores.first.get_attribute("href") == "https://github.com/example/demo/blob/v0.8.0/src/loop.js#L2-L4"
-    assert history.locator(".dm-drift__side--after .hll").count() == 4  # the lines 1.0.0 added, marked
-    assert overflow(page) == 0
-    shot(page, width, "demo-g1-history")
-
-
-@pytest.mark.network
-def test_filters_on_the_real_map(page, real_site, width) -> None:
-    decisions = list(_pi().decisions)
-    open_page(page, real_site, "pi/map/")
-    assert len(_visible_rows(page)) == len(decisions)
-    page.click('[data-dm-who="model"]')
-    page.select_option("[data-dm-group]", "G")
-    expected = sorted(d.id for d in decisions if d.decided_by == "model" and d.group == "G")
-    assert sorted(_visible_rows(page)) == expected and expected
-    page.click('[data-dm-who=""]')
-    page.select_option("[data-dm-group]", "")
-    page.click("[data-dm-changed]")
-    assert sorted(_visible_rows(page)) == _changed_in_latest_edition()
-    # every control is a comfortable target on a phone
-    sizes = page.eval_on_selector_all(".dm-toolbar button, .dm-toolbar select, .dm-toolbar input",
-                                      "all => all.map(e => [e.getBoundingClientRect().width, e.getBoundingClientRect().height])")
-    assert sizes and all(w >= 24 and h >= 24 for w, h in sizes), sizes
-
-
-
-# One test per facet of the full map's filters, on the real map: after each click (or each word
-# typed) the rows shown are exactly those the map's data selects, the count says so, the address
-# holds the filter, and opening that address again shows the same rows with the same control set.
-# A facet whose button toggles but whose rows do not follow fails here.
-
-# Which rows a facet selects does not hang on the width, and the controls are the same at 390 px
-# (the same toolbar, wrapped): each facet runs at 1280 px, and the row of "who" buttons, the one
-# that wraps, at 390 px too (test_filters_on_the_real_map presses who, group and changed at both).
-FACETS = ("who", "group", "overrule", "changed", "text")
-# words a reader might type; which rows they select is computed from the map, never written here
-FILTER_WORDS = ("compaction", "Tool call", "abort")
-
-
-def _row_text(entry) -> str:
-    """What the words filter looks in: the ID, the question and the short answer a row shows."""
-    answer = prose.first_sentences(entry.answer or entry.description or "", at_least=SHORT_AT_MOST,
-                                   at_most=SHORT_AT_MOST)
-    return f"{entry.id} {prose.words(entry.headline)} {prose.words(answer)}".lower()
-
-
-def _with_words(decisions, typed: str) -> list[str]:
-    return sorted(d.id for d in decisions if all(w in _row_text(d) for w in typed.lower().split()))
-
-
-def _facet_steps(facet: str) -> list[tuple]:
-    """(what the reader does, the query the address then holds, the IDs shown), in order; the last
-    step of each facet clears it again."""
-    decisions = list(_pi().decisions)
-    every = sorted(d.id for d in decisions)
-    if facet == "who":
-        whos = sorted({d.decided_by or "none" for d in decisions})
-        steps = [(("click", f'[data-dm-who="{who}"]'), f"who={who}",
-                  sorted(d.id for d in decisions if (d.decided_by or "none") == who)) for who in whos]
-        return steps + [(("click", '[data-dm-who=""]'), "", every)]
-    if facet == "group":
-        groups = sorted({d.group for d in decisions})
-        steps = [(("select", g), f"group={g}", sorted(d.id for d in decisions if d.group == g)) for g in groups]
-        return steps + [(("select", ""), "", every)]
-    if facet == "overrule":
-        overruled = sorted(d.id for d in decisions if d.overrides)
-        return [(("click", "[data-dm-overrule]"), "overrule=1", overruled), (("click", "[data-dm-overrule]"), "", every)]
-    if facet == "changed":
-        changed = _changed_in_latest_edition()
-        return [(("click", "[data-dm-changed]"), "changed=1", changed), (("click", "[data-dm-changed]"), "", every)]
-    assert facet == "text"
-    steps = [(("fill", typed), "text=" + typed.replace(" ", "+"), _with_words(decisions, typed)) for typed in FILTER_WORDS]
-    return steps + [(("fill", ""), "", every)]
-
-
-def _shown(page) -> dict:
-    """What the map shows now: the rows, the count sentence, the query of the address, the controls."""
-    return {"rows": sorted(_visible_rows(page)), "count": page.inner_text("[data-dm-count]"),
-            "query": urlsplit(page.url).query, "hash": urlsplit(page.url).fragment,
-            "controls": page.evaluate("""() => ({
-                who: Array.from(document.querySelectorAll('[data-dm-who][aria-pressed="true"]'), b => b.dataset.dmWho),
-                group: document.querySelector('[data-dm-group]').value,
-                overrule: (document.querySelector('[data-dm-overrule]') || {}).ariaPressed || null,
-                changed: (document.querySelector('[data-dm-changed]') || {}).ariaPressed || null,
-                text: document.querySelector('[data-dm-text]').value})""")}
-
-
-@pytest.mark.network
-@pytest.mark.parametrize("width, facet", [(1280, facet) for facet in FACETS] + [(390, "who")],
-                         ids=[f"1280px-{facet}" for facet in FACETS] + ["390px-who"])
-def test_each_filter_of_the_full_map_shows_its_rows_in_the_address_and_after_a_reload(page, real_site, width,
-                                                                                        facet) -> None:
-    total = len(list(_pi().decisions))
-    open_page(page, real_site, "pi/map/")
-    assert len(_visible_rows(page)) == total
-    steps = _facet_steps(facet)
-    assert any(0 < len(ids) < total for _, _, ids in steps), f"no step of {facet} hides a row: the test proves nothing"
-    for (action, target), query, expected in steps:
-        if action == "click":
-            page.click(target)
-        elif action == "select":
-            page.select_option("[data-dm-group]", target)
-        else:
-            page.fill("[data-dm-text]", target)
-        now = _shown(page)
-        assert now["rows"] == expected, (facet, target)
-        assert now["count"] == (f"Showing all {total} decisions." if len(expected) == total
-                                else f"Showing {len(expected)} of {total} decisions."), (facet, target)
-        assert now["query"] == query and now["hash"] == "", (facet, target, page.url)
-        # the address is the view: opened again, the same rows, with the same control set
-        page.reload(wait_until="load")
-        wait_ready(page)
-        again = _shown(page)
-        assert again == now, (facet, target)
-    assert page.problems == []
+    assert_landed(landed(page, "#g1"))
 
 
 def test_wide_code_scrolls_in_its_own_box(page, demo_site, width) -> None:
@@ -493,7 +246,7 @@ def test_the_loop_has_a_link_for_every_decision_on_the_summary(page, real_site, 
     open_page(page, real_site, "pi/")
     links = _loop_links(page)
     prefix = real_site.prefix
-    assert sorted(links) == sorted(f"{prefix}pi/{d.id}/" for d in _pi().decisions)
+    assert sorted(links) == sorted(f"{prefix}pi/{d.id}/" for d in real_pi().decisions)
     # legible: the IDs are drawn at least 10 px tall at either width
     smallest = page.eval_on_selector_all(".dm-loop__svg a.dm-node text", """texts => Math.min(...texts
         .filter(t => t.closest("svg").getBoundingClientRect().width > 0)
@@ -812,7 +565,7 @@ def test_the_search_index_is_small_and_holds_no_code(real_site) -> None:
     assert len(raw) <= 400_000, f"the search index is {len(raw):,} bytes (budget 400,000)"
     docs = json.loads(raw)["docs"]
     entries = [d for d in docs if re.fullmatch(r"pi/[A-Z]\d+/", d["location"])]
-    assert len(entries) == len(_pi().entries)  # one hit per entry
+    assert len(entries) == len(real_pi().entries)  # one hit per entry
     assert not [d for d in docs if re.match(r"pi/[A-Z]\d+/#", d["location"])]
     assert "private async _beforeToolCall" not in raw.decode()  # a line of D1's cited code
 
@@ -870,7 +623,7 @@ def test_problems_summary_and_home_say_how_each_problem_was_shown(page, real_sit
     open_page(page, real_site, "pi/problems/")
     marks = page.eval_on_selector_all(".dm-card--problem", "cards => cards.map(c => [c.dataset.id, "
                                       "(c.querySelector('.dm-evidence') || {}).textContent || ''])")
-    assert len(marks) == len([e for e in _pi().entries if e.kind == "problem"])
+    assert len(marks) == len([e for e in real_pi().entries if e.kind == "problem"])
     assert all(shown.match(text.strip()) for _, text in marks), marks
     assert "Reproduced by running pi 1.6.0" in [text.strip() for _, text in marks]
     open_page(page, real_site, "pi/")
@@ -881,7 +634,7 @@ def test_problems_summary_and_home_say_how_each_problem_was_shown(page, real_sit
     line = page.inner_text(".dm-home-problems")
     assert "reproduced by running pi 1.6.0" in line and "P1" in line and "P13" in line, line
     pin = page.inner_text(".dm-map-card .dm-pinline")
-    opened = sum(1 for e in _pi().entries if e.kind == "problem" and not (e.upstream and e.upstream.fixed_in))
+    opened = sum(1 for e in real_pi().entries if e.kind == "problem" and not (e.upstream and e.upstream.fixed_in))
     assert f"{opened} open problems" in pin, pin
 
 
@@ -917,7 +670,7 @@ def test_the_edition_page_shows_the_old_and_new_answer_side_by_side_first(page, 
                 changedCode: (s.querySelector(".dm-changed-code") || {}).innerText || "",
                 before: before.innerText, after: after.innerText, sameRow: a.top === b.top};
     })""")
-    verdicts = entry_verdicts(_pi(), _pi().editions[-1])
+    verdicts = entry_verdicts(real_pi(), real_pi().editions[-1])
     assert [p["id"] for p in pairs] == [v.entry_id for v in verdicts if v.verdict == "rewritten" and not v.reworded] \
         + [v.entry_id for v in verdicts if v.reworded] and len(pairs) >= 10
     order = [p["reworded"] for p in pairs]
@@ -947,7 +700,7 @@ def test_pages_agree_on_who_checked_and_on_their_counts(page, real_site, width) 
         assert "a person re-read" not in text.lower() and "a person chose" not in text.lower(), path
     open_page(page, real_site, "pi/problems/")
     intro = page.inner_text("article")
-    problems = [e for e in _pi().entries if e.kind == "problem"]
+    problems = [e for e in real_pi().entries if e.kind == "problem"]
     with_report = sum(1 for e in problems if e.upstream)
     assert f"({with_report} of the {len(problems)} have one)" in intro, intro[:800]
     open_page(page, real_site, "pi/map/")
@@ -1010,12 +763,12 @@ def test_what_a_fresh_reader_misread_now_reads_plainly(page, real_site, width) -
     """Read afresh: "changed in 1.6.0" beside D1, whose claim held, read as a change of pi's
     behaviour, and the map's "Changed in 1.6.0 38" as 38 changes where the edition page tells of 16;
     a generated extension page was headed "The How pi decides decisions it changes"."""
-    verdicts = {v.entry_id: v.verdict for v in entry_verdicts(_pi(), _pi().editions[-1])}
+    verdicts = {v.entry_id: v.verdict for v in entry_verdicts(real_pi(), real_pi().editions[-1])}
     assert verdicts["D1"] == "changed"
     open_page(page, real_site, "pi/D1/")
     assert page.locator("article .dm-edition-badge").first.inner_text() == "code changed in 1.6.0"
     open_page(page, real_site, "pi/map/")
-    marked = sum(1 for d in _pi().decisions if verdicts.get(d.id) in ("changed", "rewritten"))
+    marked = sum(1 for d in real_pi().decisions if verdicts.get(d.id) in ("changed", "rewritten"))
     assert page.inner_text("[data-dm-changed]") == f"Code or text changed in 1.6.0 {marked}"
     open_page(page, real_site, "extensions/pi-mcp-adapter/")
     headings = page.eval_on_selector_all("article h2", "hs => hs.map(h => h.innerText.replace(/\u00b6$/, ''))")
@@ -1150,7 +903,7 @@ def test_the_extensions_index_gives_each_a_line_and_fits_the_window(page, real_s
         name: r.querySelector("a").textContent,
         line: (r.querySelector(".dm-ext-index__tagline") || {}).textContent || "",
         right: r.getBoundingClientRect().right}))""")
-    overlays = {o.extension: o for o in _pi().overlays}
+    overlays = {o.extension: o for o in real_pi().overlays}
     assert sorted(r["name"] for r in rows) == sorted(overlays)
     for row in rows:  # the overlay's own line, shown under its name
         assert row["line"] and row["line"].split()[:3] == overlays[row["name"]].tagline.split()[:3], row
