@@ -47,8 +47,9 @@ def package(folder: Path, name: str, version: str, code: str = "export const her
     (folder / "index.js").write_text(code)
 
 
-def cached_pi(decision_map: DecisionMap, version: str = PIN) -> Path:
-    """A finished install of the stand-in pi at ``version``, where `install_pi` looks for it."""
+def cached_pi(decision_map: DecisionMap, version: str = PIN, edit=None) -> Path:
+    """A finished install of the stand-in pi at ``version``, where `install_pi` looks for it
+    (``edit``, given the folder, changes its files before their manifest is written)."""
     packages = tuple(sorted(p.package for p in decision_map.source.npm))
     key = hashlib.sha256(json.dumps([install.INSTALL_FORMAT, packages]).encode()).hexdigest()[:16]
     final = cache_root() / "installs" / f"npm-{key}" / version
@@ -58,6 +59,8 @@ def cached_pi(decision_map: DecisionMap, version: str = PIN) -> Path:
                                                     "dependencies": {name: version for name in packages}}))
     (final / "package-lock.json").write_text(json.dumps({"packages": {"": {"name": "pi-probes"}, **{
         f"node_modules/{name}": {"version": version, "integrity": "sha512-pi"} for name in packages}}}))
+    if edit is not None:
+        edit(final)
     files = {path: install._entry(final / path) for path in install._tree(final)}
     (final / install.MANIFEST).write_text(json.dumps({
         "format": install.INSTALL_FORMAT, "version": version, "packages": list(packages), "node": "24",
@@ -75,7 +78,7 @@ class FakeNpm:
     def __call__(self, args: list[str], what: str, npm: list[str], *, cwd: Path, env: dict[str, str]) -> None:
         found = cwd / "package-lock.json"  # what npm is given to start from (an extension's: pi's install)
         self.calls.append({"args": args, "what": what, "npm": npm, "cwd": cwd, "env": env,
-                           "lock": found.read_text() if found.exists() else None,
+                           "lock": found.read_text(encoding="utf-8") if found.exists() else None,
                            "packages": sorted(p.name for p in (cwd / "node_modules").glob("*"))})
         rows = {"": {"name": "pi-extension-probe"}}
         for spec in (a for a in args if not a.startswith("-") and a != "install"):

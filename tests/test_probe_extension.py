@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -100,11 +101,12 @@ def test_pi_and_the_extension_are_installed_together_without_running_their_scrip
                                                                                    capsys) -> None:
     ext = overlay(tmp_path, "pi-ext", None, ())
     demo = demo_with(tmp_path, ext)
-    node = find_node()
+    node = replace(find_node(), npm=("the-npm-given",))  # (not the one install_pi would find itself)
     install = install_extension(demo, ext, node)
     [pi_call, call] = npm.calls
     pi_install = install_pi(demo, "1.0.0", node, quiet=True)
     assert pi_call["args"][-1] == "pi-demo@1.0.0" and pi_call["cwd"] != call["cwd"], "pi's own install came first"
+    assert pi_call["npm"] == list(node.npm), "pi's install is written with the npm given too"
     assert (call["lock"], call["packages"]) == ((pi_install.root / "package-lock.json").read_text(), ["pi-demo"]), \
         "npm started from a copy of pi's install"
     assert call["args"][:6] == ["install", "--ignore-scripts", "--legacy-peer-deps", "--save-exact", "--no-audit",
@@ -234,6 +236,30 @@ def test_a_lockfile_and_packages_with_non_ascii_text_are_read_whatever_the_local
         install = install_extension(demo, ext)
     assert install.root == folder_of()
     assert "caf\u00e9".encode() in (install.root / "package-lock.json").read_bytes()
+
+
+def test_pi_s_links_and_non_ascii_text_are_copied_as_they_are_whatever_the_locale(
+        tmp_path: Path, npm: FakeNpm, ascii_locale) -> None:
+    """The copy of pi's install an extension's starts from keeps its links as links (npm's
+    ``node_modules/.bin`` entries: a copied file would import its modules from the wrong folder),
+    and reads pi's lockfile and package.json as the UTF-8 npm writes, under any locale."""
+    ext = overlay(tmp_path, "pi-ext", None, ())
+    demo = demo_with(tmp_path, ext)
+
+    def as_npm_leaves_it(final: Path) -> None:
+        (final / "node_modules" / ".bin").mkdir()
+        (final / "node_modules" / ".bin" / "pi-demo").symlink_to("../pi-demo/index.js")
+        for name in ("package.json", "package-lock.json"):
+            text = json.loads((final / name).read_bytes())
+            text["author"] = "Jos\u00e9 \u2192 Gonz\u00e1lez"
+            (final / name).write_bytes(json.dumps(text, ensure_ascii=False).encode("utf-8"))
+
+    cached_pi(demo, edit=as_npm_leaves_it)
+    with ascii_locale():
+        install = install_extension(demo, ext)
+    link = install.root / "node_modules" / ".bin" / "pi-demo"
+    assert link.is_symlink() and os.readlink(link) == "../pi-demo/index.js"
+    assert json.loads((install.root / "package.json").read_bytes())["author"] == "Jos\u00e9 \u2192 Gonz\u00e1lez"
 
 
 @pytest.mark.parametrize("lock", [None, "not json", '{"lockfileVersion": 3}'])
