@@ -51,8 +51,8 @@ def run_pytest(folder: Path, ci: bool, options: tuple[str, ...] = ()) -> subproc
     # no Hypothesis plugin: the small suite has no property test, and each of its processes would rewrite
     # the asserts of Hypothesis's 73 modules (where PYTHONDONTWRITEBYTECODE is set, none is kept): this
     # file's tests took 9.2 s of CPU with it, 4.6 s without (measured)
-    return subprocess.run([sys.executable, "-m", "pytest", "-rfEs", "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
-                           "-c", os.devnull,
+    return subprocess.run([sys.executable, "-m", "pytest", "-rfEs", "-p", "no:cacheprovider",
+                           "-p", "no:hypothesispytest", "-c", os.devnull,
                            "--rootdir", str(folder), "--basetemp", basetemp, "-o", "markers=network\nbrowser",
                            *options, str(folder)],
                           cwd=folder, env=env, capture_output=True, text=True, timeout=300)
