@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import re
 import threading
@@ -149,21 +150,44 @@ def width(request) -> int:
 ANOTHER_HOST = re.compile(r"^(?!(?:data:|blob:|https?://(?:127\.0\.0\.1|localhost)(?:[:/?#]|$)))")
 
 
-def open_context(browser, width: int, scheme: str = "light"):
+# Material's script fetches the site's search index on every page it opens and builds the whole
+# index in a worker, searched or not: 0.17 CPU-s of Chromium's per page load (the real site, 12
+# loads measured with and without it), a third of a page's load. A test that does not search gets
+# the site's own index with its documents taken out: the same request, the same search settings,
+# the same worker set up and ready, only nothing to find. A test that searches is marked
+# `searches` (or opens its context with searched=True) and gets the whole index; `search_results`
+# refuses to search a page without it.
+SEARCH_INDEX = "**/search/search_index.json"
+_EMPTIED: dict[str, bytes] = {}  # the index's address: the emptied index
+
+
+def _empty_search_index(route) -> None:
+    url = route.request.url
+    if url not in _EMPTIED:
+        index = json.loads(route.fetch().body())
+        _EMPTIED[url] = json.dumps({**index, "docs": []}).encode()
+    route.fulfill(status=200, content_type="application/json", body=_EMPTIED[url])
+
+
+def open_context(browser, width: int, scheme: str = "light", searched: bool = False):
     context = browser.new_context(viewport={"width": width, "height": 900 if width > 500 else 844},
                                   color_scheme=scheme)
     context.outside = []  # requests to any host but this machine: the site must make none
+    context.searched = searched
 
     def refuse(route) -> None:
         context.outside.append(route.request.url)
         route.abort()
 
     context.route(ANOTHER_HOST, refuse)
+    if not searched:
+        context.route(SEARCH_INDEX, _empty_search_index)
     return context
 
 
 def open_tab(context):
     tab = context.new_page()
+    tab.searched = context.searched
     tab.problems = []  # console errors and uncaught exceptions
     tab.on("console", lambda message: tab.problems.append(message.text) if message.type == "error" else None)
     tab.on("pageerror", lambda error: tab.problems.append(str(error)))
@@ -171,8 +195,8 @@ def open_tab(context):
 
 
 @pytest.fixture
-def page(browser, width):
-    context = open_context(browser, width)
+def page(request, browser, width):
+    context = open_context(browser, width, searched=request.node.get_closest_marker("searches") is not None)
     tab = open_tab(context)
     yield tab
     assert context.outside == [], f"requests left this machine: {context.outside}"

@@ -99,6 +99,7 @@ def test_the_light_pages_stay_within_their_budget(page, real_site, width) -> Non
         assert size <= most, f"{path} is {size:,} bytes of HTML (budget {most:,})"
 
 
+@pytest.mark.searches
 @one_width
 def test_the_404_page_works_under_the_sites_sub_path(page, demo_site, width) -> None:
     answer = goto(page, demo_site.url + "demo/no/such/page/")
@@ -351,7 +352,7 @@ def test_axe_finds_no_serious_violation_with_the_search_or_the_drawer_open(brows
     """The theme's overlays, open: the search with its results (their count, the matches) and
     the navigation drawer of a phone. axe checks the overlay (the page behind it is checked in
     test_browser_axe.py)."""
-    context = open_context(browser, width, scheme)
+    context = open_context(browser, width, scheme, searched=state == "search")
     tab = open_tab(context)
     goto(tab, real_site.url + "pi/")
     wait_scheme(tab, scheme)
@@ -410,6 +411,7 @@ def _search(page, query: str) -> list[str]:
     says the search is starting; the results are read once that line counts them (or finds
     none). Material runs a query on a key's release: the query is put in whole and then one key is
     released, so no query for part of it can be read as the answer to all of it."""
+    assert page.searched, "a test that searches is marked `searches`: its pages get the whole search index"
     page.keyboard.press("s")  # Material's shortcut opens search at every width
     box = page.locator("input.md-search__input")
     box.wait_for(state="visible")
@@ -475,6 +477,7 @@ SEARCH_MISSES = (
 )
 
 
+@pytest.mark.searches
 @pytest.mark.network
 @one_width
 def test_search_finds_an_entry_by_its_exact_id_first(page, real_site, width) -> None:
@@ -492,7 +495,7 @@ def test_search_finds_an_entry_by_its_exact_id_first(page, real_site, width) -> 
 
 @pytest.mark.network
 def test_questions_a_reader_asks_find_their_entry_in_the_first_three(browser, real_site) -> None:
-    context = open_context(browser, 1280)
+    context = open_context(browser, 1280, searched=True)
     tab = open_tab(context)
     goto(tab, real_site.url)
     missed = []
@@ -507,6 +510,7 @@ def test_questions_a_reader_asks_find_their_entry_in_the_first_three(browser, re
     context.close()
 
 
+@pytest.mark.searches
 @pytest.mark.network
 def test_a_search_result_shows_the_question_and_the_short_answer_only(page, real_site, width) -> None:
     """Each result is the entry's question and its short answer: several fit on one screen, and
@@ -529,6 +533,7 @@ def test_a_search_result_shows_the_question_and_the_short_answer_only(page, real
     shot(page, width, "pi-search-results")
 
 
+@pytest.mark.searches
 @pytest.mark.network
 @one_width
 def test_a_result_opens_its_entry_with_the_words_searched_marked(page, real_site, width) -> None:
@@ -548,6 +553,7 @@ def test_a_result_opens_its_entry_with_the_words_searched_marked(page, real_site
     assert page.problems == []
 
 
+@pytest.mark.searches
 @pytest.mark.network
 @one_width
 def test_evidence_is_searchable(page, real_site, width) -> None:
@@ -588,6 +594,7 @@ def test_a_script_in_an_answer_does_not_run(page, demo_site, width) -> None:
     assert page.problems == []
 
 
+@pytest.mark.searches
 @one_width
 def test_a_script_in_an_answer_does_not_run_from_search_results(page, demo_site, width) -> None:
     open_page(page, demo_site, "")
@@ -918,3 +925,19 @@ def test_the_extensions_index_gives_each_a_line_and_fits_the_window(page, real_s
     assert box[0] <= box[1] and box[2] <= box[3], box
     shot(page, width, "pi-extensions-index", full_page=True)
     assert page.problems == []
+
+
+@pytest.mark.network
+@one_width
+def test_a_page_of_a_test_that_does_not_search_gets_the_sites_search_settings_and_no_documents(page, real_site,
+                                                                                                width) -> None:
+    """What browsing.open_context answers for the search index when a test does not search: the
+    built index's own settings, no documents, and Material's search set up from them without an
+    error, ready for a query (the tests marked `searches` get the index whole)."""
+    built = json.loads(urlopen(real_site.url + "search/search_index.json").read())
+    open_page(page, real_site, "pi/")
+    answered = page.evaluate("fetch('../search/search_index.json').then(answer => answer.json())")
+    assert answered == {**built, "docs": []} and built["docs"]
+    page.keyboard.press("s")
+    page.wait_for_function("/type to start/i.test(document.querySelector('.md-search-result__meta').textContent)")
+    assert not page.searched and page.problems == []
