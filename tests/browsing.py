@@ -151,8 +151,8 @@ ANOTHER_HOST = re.compile(r"^(?!(?:data:|blob:|https?://(?:127\.0\.0\.1|localhos
 
 
 # Material's script fetches the site's search index on every page it opens and builds the whole
-# index in a worker, searched or not: 0.17 CPU-s of Chromium's per page load (the real site, 12
-# loads measured with and without it), a third of a page's load. A test that does not search gets
+# index in a worker, searched or not: 0.12 to 0.17 CPU-s of Chromium's per page load (the real
+# site, 12 loads with and without it, three times), a quarter to a third of a page's load. A test that does not search gets
 # the site's own index with its documents taken out: the same request, the same search settings,
 # the same worker set up and ready, only nothing to find. A test that searches is marked
 # `searches` (or opens its context with searched=True) and gets the whole index; `search_results`
