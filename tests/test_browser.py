@@ -934,7 +934,8 @@ def test_a_page_of_a_test_that_does_not_search_gets_the_sites_search_settings_an
     """What browsing.open_context answers for the search index when a test does not search: the
     built index's own settings, no documents, and Material's search set up from them without an
     error, ready for a query (the tests marked `searches` get the index whole)."""
-    built = json.loads(urlopen(real_site.url + "search/search_index.json").read())
+    with urlopen(real_site.url + "search/search_index.json") as answer:
+        built = json.loads(answer.read())
     open_page(page, real_site, "pi/")
     answered = page.evaluate("fetch('../search/search_index.json').then(answer => answer.json())")
     assert answered == {**built, "docs": []} and built["docs"]
