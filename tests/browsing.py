@@ -152,13 +152,13 @@ ANOTHER_HOST = re.compile(r"^(?!(?:data:|blob:|https?://(?:127\.0\.0\.1|localhos
 
 # Material's script fetches the site's search index on every page it opens and builds the whole
 # index in a worker, searched or not: 0.12 to 0.17 CPU-s of Chromium's per page load (the real
-# site, 12 loads with and without it, three times), a quarter to a third of a page's load. A test that does not search gets
-# the site's own index with its documents taken out: the same request, the same search settings,
-# the same worker set up and ready, only nothing to find. A test that searches is marked
-# `searches` (or opens its context with searched=True) and gets the whole index; `search_results`
-# refuses to search a page without it.
+# site, 12 loads with and without it, three times), a quarter to a third of a page's load. A test
+# that does not search gets the site's own index with its documents taken out: the same request,
+# the same search settings, the same worker set up and ready, only nothing to find. A test that
+# searches is marked `searches` (or opens its context with searched=True) and gets the whole index;
+# `_search` (test_browser.py) refuses to search a page without it.
 SEARCH_INDEX = "**/search/search_index.json"
-_EMPTIED: dict[str, bytes] = {}  # the index's address: the emptied index
+_EMPTIED: dict[str, bytes] = {}  # the index's address: the emptied index (a served site is one build)
 
 
 def _empty_search_index(route) -> None:
