@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, live_with, python_env, require
+from conftest import ROOT, live_with, python_env, require, send_signal
 from generator.errors import FetchError
 from generator.probes.extension import (EXTENSION_SECONDS, extension_limits, install_extension, probed_extensions,
                                         run_extension_probes)
@@ -436,9 +436,11 @@ esac
 """
 
 
-@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("how, to_another_thread", [(signal.SIGTERM, False), (signal.SIGINT, False),
+                                                    (signal.SIGTERM, True), (signal.SIGINT, True)],
+                         ids=["SIGTERM", "SIGINT", "SIGTERM-on-another-thread", "SIGINT-on-another-thread"])
 def test_a_build_stopped_while_extensions_install_leaves_no_npm_no_sandbox_and_no_half_install(
-        tmp_path: Path, how: signal.Signals) -> None:
+        tmp_path: Path, how: signal.Signals, to_another_thread: bool) -> None:
     require("bubblewrap", shutil.which("bwrap") is not None, "probes run in bwrap; apt-get install bubblewrap")
     npm_marker, probe_marker = (f"{500 + random.randint(1, 10**6) / 10**7:.7f}" for _ in range(2))
     npm = HANGING_NPM.replace("MARKER", npm_marker).replace("PIDS", str(tmp_path / "npm-pids"))
@@ -460,7 +462,7 @@ def test_a_build_stopped_while_extensions_install_leaves_no_npm_no_sandbox_and_n
                 and time.monotonic() - started < 600:
             time.sleep(0.1)
         assert len(live_with(npm_marker)) == 2 and live_with(probe_marker), build.poll()
-        build.send_signal(how)
+        send_signal(build.pid, how, to_another_thread=to_another_thread)
         stdout, stderr = build.communicate(timeout=120)
     finally:
         if build.poll() is None:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, live_with, python_env, require, run_cli, run_main
+from conftest import ROOT, live_with, python_env, require, run_cli, run_main, send_signal
 from generator.map.load import load_maps
 from generator.probes.run import run_probes
 from generator.probes.install import PiInstall, _open, find_node, install_pi
@@ -409,13 +409,16 @@ setInterval(() => {}, 1000);
 
 
 @pytest.mark.network
-@pytest.mark.parametrize(("how", "kind"), [(signal.SIGTERM, "bwrap"), (signal.SIGHUP, "bwrap"),
-                                            (signal.SIGINT, "bwrap"), (signal.SIGKILL, "bwrap"),
-                                            (signal.SIGTERM, "node-only")],
-                         ids=["SIGTERM", "SIGHUP", "SIGINT", "SIGKILL", "SIGTERM-node-only"])
-def test_probe_stopped_mid_run_leaves_no_process_and_no_folder(how: signal.Signals, kind: str, sandboxed: Path,
-                                                               tmp_path: Path) -> None:
+@pytest.mark.parametrize(("how", "kind", "to_another_thread"),
+                         [(signal.SIGTERM, "bwrap", False), (signal.SIGHUP, "bwrap", False),
+                          (signal.SIGINT, "bwrap", False), (signal.SIGKILL, "bwrap", False),
+                          (signal.SIGTERM, "node-only", False), (signal.SIGTERM, "bwrap", True)],
+                         ids=["SIGTERM", "SIGHUP", "SIGINT", "SIGKILL", "SIGTERM-node-only",
+                              "SIGTERM-on-another-thread"])
+def test_probe_stopped_mid_run_leaves_no_process_and_no_folder(how: signal.Signals, kind: str, to_another_thread: bool,
+                                                               sandboxed: Path, tmp_path: Path) -> None:
     marker = f"{400 + random.randint(1, 10**6) / 10**7:.7f}"
+    installed(sandboxed, tmp_path)  # before: run first, `probe` would install pi with npm, which writes in $TMPDIR
     decisions = probe_map(tmp_path, [])
     add_probe(decisions, "D1", HANGS.replace("MARKER", marker))
     temp = tmp_path / "temp"
@@ -435,7 +438,7 @@ def test_probe_stopped_mid_run_leaves_no_process_and_no_folder(how: signal.Signa
         while len(live_with(marker)) < 2 and time.monotonic() - started < 600 and process.poll() is None:
             time.sleep(0.1)
         assert len(live_with(marker)) == 2, f"the probe never started: {process.poll()}"
-        process.send_signal(how)
+        send_signal(process.pid, how, to_another_thread=to_another_thread)
         signalled = time.monotonic()
         _, stderr = process.communicate(timeout=120)
     finally:

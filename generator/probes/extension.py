@@ -29,7 +29,7 @@ from typing import Iterator
 from ..errors import FetchError
 from ..source.fetch import _npm, allow_npm, cache_root, publish_once, stop_npm
 from ..map.model import DecisionMap, Entry, Overlay, npm_package_key
-from .run import ProbeResult, run_each
+from .run import ProbeResult, awaited, run_each
 from .install import Node, PiInstall, find_node, install_pi
 from .sandbox import Limits, Sandbox
 
@@ -70,7 +70,8 @@ def run_extension_probes(decision_map: DecisionMap, names: list[str] | None = No
     with contextlib.ExitStack() as stack:
         if installs is None:
             installs = start_installs(decision_map, stack.enter_context(installing()), names, quiet=quiet)
-        jobs = [(_as_entry(overlay), installs[overlay.extension].result) for overlay in overlays]
+        jobs = [(_as_entry(overlay), lambda done=installs[overlay.extension]: awaited(done))
+                for overlay in overlays]
         return run_each(decision_map, jobs, decision_map.version, find_node(), limits, sandbox, use_cache)
 
 

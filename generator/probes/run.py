@@ -27,7 +27,7 @@ import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -148,12 +148,22 @@ def run_each(decision_map: DecisionMap, jobs: list[tuple[Entry, Callable[[], PiI
         try:
             runs = [pool.submit(_run_one, decision_map, entry, version, node, install(), limits, passed, harness,
                                 use_cache, sandbox) for entry, install in jobs]
-            return [run.result() for run in runs]
+            return [awaited(run) for run in runs]
         except BaseException:
             stop_every_run()  # what runs is killed; what has not started never will
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def awaited(future: Future):
+    """``future.result()``, for the main thread while probes run: it wakes every 0.2 s. The kernel
+    may hand SIGTERM or SIGINT to another of the process's threads, and Python runs the handler
+    only when the main thread next runs, which a wait without a time limit delays until the future
+    is done (a probe's whole time limit; CPython issue #85300)."""
+    while not wait([future], timeout=0.2).done:
+        pass
+    return future.result()
 
 
 @contextlib.contextmanager
