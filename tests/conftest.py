@@ -752,13 +752,13 @@ def assert_clean_failure(run: Run, *words: str) -> str:
 
 
 def send_signal(pid: int, how: signal.Signals, *, to_another_thread: bool = False) -> None:
-    """Send ``how`` to process ``pid``. The kernel hands a signal sent to a process to one of its
-    threads that does not block it, the main one when it can; sent to another thread's own id, it
-    goes to that thread first (``to_another_thread``: the newest one), where Python only notes it
-    for the main thread."""
-    threads = sorted(int(t.name) for t in Path(f"/proc/{pid}/task").iterdir())
-    assert not to_another_thread or len(threads) > 1, "the process runs no thread besides the main one"
-    os.kill(max(threads) if to_another_thread else pid, how)
+    """Send ``how`` to process ``pid``. The kernel offers a signal sent to a process to its main
+    thread first; sent to the id of another of its threads (``to_another_thread``), to that thread
+    first, where Python only notes it for the main thread (as when the main thread blocks it for a
+    moment)."""
+    others = [int(t.name) for t in Path(f"/proc/{pid}/task").iterdir() if int(t.name) != pid]
+    assert not to_another_thread or others, "the process runs no thread besides the main one"
+    os.kill(others[0] if to_another_thread else pid, how)
 
 
 def live_with(marker: str) -> list[int]:

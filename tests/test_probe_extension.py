@@ -409,7 +409,7 @@ def test_one_refused_install_fails_the_build_naming_it_and_leaves_no_half_instal
 
 
 STOPPED_BUILD = """
-import signal, sys
+import faulthandler, signal, sys
 from pathlib import Path
 from generator.probes import extension, install
 from generator.probes.run import site_probes
@@ -418,9 +418,10 @@ from probe_fixtures import cached_pi, overlay, probed_map
 root = Path.cwd()
 real = install.find_node()
 extension.find_node = lambda: install.Node(real.binary, real.version, (str(root / "npm"),))
-demo = probed_map(root, {"D1": (HANGS, ())}, overlays=tuple(
+demo = probed_map(root, {"D1": (HANGS, ())} if HANGS else {}, overlays=tuple(
     overlay(root, name, "console.log('{}');", ()) for name in ("a-ext", "b-ext", "c-ext")))
 cached_pi(demo)
+faulthandler.register(signal.SIGUSR1, all_threads=True)  # where each thread is, should it not stop
 try:
     site_probes([demo])
 except KeyboardInterrupt as stop:  # (SIGTERM: ProbesStopped, which is one)
@@ -436,18 +437,22 @@ esac
 """
 
 
-@pytest.mark.parametrize("how, to_another_thread", [(signal.SIGTERM, False), (signal.SIGINT, False),
-                                                    (signal.SIGTERM, True), (signal.SIGINT, True)],
-                         ids=["SIGTERM", "SIGINT", "SIGTERM-on-another-thread", "SIGINT-on-another-thread"])
+@pytest.mark.parametrize("how, to_another_thread, waiting_on", [
+    (signal.SIGTERM, False, "probe"), (signal.SIGINT, False, "probe"), (signal.SIGTERM, True, "probe"),
+    (signal.SIGINT, True, "install"), (signal.SIGTERM, True, "install")],
+    ids=["SIGTERM", "SIGINT", "SIGTERM-on-another-thread", "SIGINT-on-another-thread-while-an-install-is-awaited",
+         "SIGTERM-on-another-thread-while-an-install-is-awaited"])
 def test_a_build_stopped_while_extensions_install_leaves_no_npm_no_sandbox_and_no_half_install(
-        tmp_path: Path, how: signal.Signals, to_another_thread: bool) -> None:
+        tmp_path: Path, how: signal.Signals, to_another_thread: bool, waiting_on: str) -> None:
     require("bubblewrap", shutil.which("bwrap") is not None, "probes run in bwrap; apt-get install bubblewrap")
     npm_marker, probe_marker = (f"{500 + random.randint(1, 10**6) / 10**7:.7f}" for _ in range(2))
     npm = HANGING_NPM.replace("MARKER", npm_marker).replace("PIDS", str(tmp_path / "npm-pids"))
     (tmp_path / "npm").write_text(npm)
     (tmp_path / "npm").chmod(0o755)
+    # "probe": the build waits on an entry's probe that never ends; "install": the map has no entry
+    # probe, and the build waits on the first extension's install
     hangs = (f'import {{ spawn }} from "node:child_process";\nspawn("sleep", ["{probe_marker}"]);\n'
-             "setInterval(() => {}, 1000);\n")
+             "setInterval(() => {}, 1000);\n") if waiting_on == "probe" else None
     env = python_env(PYTHONPATH=f"{ROOT}:{ROOT / 'tests'}", DECISION_MAP_CACHE=str(tmp_path / "cache"),
                      DECISION_MAP_PROBE_TIMEOUT="900", DECISION_MAP_PROBE_CACHE="off")
     for name in ("DECISION_MAP_SKIP_PROBES", "DECISION_MAP_PROBE_SANDBOX"):
@@ -455,15 +460,25 @@ def test_a_build_stopped_while_extensions_install_leaves_no_npm_no_sandbox_and_n
     build = subprocess.Popen([sys.executable, "-c", STOPPED_BUILD.replace("HANGS", repr(hangs))], cwd=tmp_path,
                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+    def probe_runs() -> bool:  # (the build's own command line holds the marker too)
+        return waiting_on != "probe" or any(pid != build.pid for pid in live_with(probe_marker))
+
     started = time.monotonic()
     try:
         # two installs at once, and the entry's probe running beside them
-        while (len(live_with(npm_marker)) < 2 or not live_with(probe_marker)) and build.poll() is None \
+        while (len(live_with(npm_marker)) < 2 or not probe_runs()) and build.poll() is None \
                 and time.monotonic() - started < 600:
             time.sleep(0.1)
-        assert len(live_with(npm_marker)) == 2 and live_with(probe_marker), build.poll()
+        assert len(live_with(npm_marker)) == 2 and probe_runs(), build.poll()
         send_signal(build.pid, how, to_another_thread=to_another_thread)
-        stdout, stderr = build.communicate(timeout=120)
+        try:
+            stdout, stderr = build.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            build.send_signal(signal.SIGUSR1)
+            time.sleep(2)
+            build.kill()
+            pytest.fail(f"the build did not stop within 120 s; where its threads were:\n{build.communicate()[1]}")
     finally:
         if build.poll() is None:
             build.kill()

@@ -16,6 +16,7 @@ is run, judged and remembered by :func:`generator.probes.run.run_probes`, like a
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -70,8 +71,7 @@ def run_extension_probes(decision_map: DecisionMap, names: list[str] | None = No
     with contextlib.ExitStack() as stack:
         if installs is None:
             installs = start_installs(decision_map, stack.enter_context(installing()), names, quiet=quiet)
-        jobs = [(_as_entry(overlay), lambda done=installs[overlay.extension]: awaited(done))
-                for overlay in overlays]
+        jobs = [(_as_entry(overlay), functools.partial(awaited, installs[overlay.extension])) for overlay in overlays]
         return run_each(decision_map, jobs, decision_map.version, find_node(), limits, sandbox, use_cache)
 
 

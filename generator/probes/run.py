@@ -157,12 +157,13 @@ def run_each(decision_map: DecisionMap, jobs: list[tuple[Entry, Callable[[], PiI
 
 
 def awaited(future: Future):
-    """``future.result()``, for the main thread while probes run: it wakes every 0.2 s. The kernel
-    may hand SIGTERM or SIGINT to another of the process's threads, and Python runs the handler
-    only when the main thread next runs, which a wait without a time limit delays until the future
-    is done (a probe's whole time limit; CPython issue #85300)."""
-    while not wait([future], timeout=0.2).done:
-        pass
+    """``future.result()``, for the main thread while probes run: it wakes every 0.2 s. A signal
+    that stops probes (SIGTERM, SIGHUP, SIGINT) can reach another of the process's threads (sent
+    to that thread's id, or while the main thread blocks signals for a moment), and Python runs
+    its handler only when the main thread next runs, which a wait without a time limit puts off
+    until the future is done: a probe's run or an extension's install (CPython issue #85300)."""
+    while not future.done():
+        wait([future], timeout=0.2)
     return future.result()
 
 
