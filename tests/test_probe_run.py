@@ -637,7 +637,9 @@ def test_a_remembered_result_is_written_whole(tmp_path: Path, monkeypatch: pytes
 # --- stopping `probe` ----------------------------------------------------------------------------
 
 
-def test_probe_stopped_by_sigterm_ends_every_sandbox_and_gives_the_signal_back(tmp_path: Path) -> None:
+@pytest.mark.parametrize("to_another_thread", [False, True], ids=["to the process", "to another thread"])
+def test_probe_stopped_by_sigterm_ends_every_sandbox_and_gives_the_signal_back(tmp_path: Path,
+                                                                               to_another_thread: bool) -> None:
     marker = f"probe-{uuid.uuid4().hex}"
     hang = ('import { spawn } from "node:child_process";\n'
             f'spawn("sh", ["-c", "sleep 60; echo {marker}"]);\nsetInterval(() => {{}}, 1000);\n')
@@ -650,16 +652,23 @@ def test_probe_stopped_by_sigterm_ends_every_sandbox_and_gives_the_signal_back(t
 
     kept = signal.signal(signal.SIGTERM, mine)
 
+    sent = []
+
     def stop_when_running() -> None:
         deadline = time.monotonic() + 30
         while len(live_with(marker)) < 2 and time.monotonic() < deadline:
             time.sleep(0.02)
-        os.kill(os.getpid(), signal.SIGTERM)
+        sent.append(time.monotonic())
+        if to_another_thread:  # (this thread: Python runs the handler in the main one, when it next runs)
+            signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+        else:
+            os.kill(os.getpid(), signal.SIGTERM)
 
     try:
         threading.Thread(target=stop_when_running, daemon=True).start()
         with pytest.raises(ProbesStopped) as stopped:
-            run_probes(demo, limits=Limits(seconds=20))
+            run_probes(demo, limits=Limits(seconds=120))
+        assert time.monotonic() - sent[0] < 60, "stopped only at the probes' time limit (120 s)"
         assert stopped.value.signum == signal.SIGTERM and heard == []
         deadline = time.monotonic() + 10
         while live_with(marker) and time.monotonic() < deadline:
