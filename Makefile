@@ -48,11 +48,14 @@ verify: $(STAMP)  ## every citation must be ok at the pinned version, then every
 verify-latest: $(STAMP)  ## would the newest pi release drift? (the scheduled CI job)
 	$(PY) -m generator verify --format $(VERIFY_FORMAT) --target "$$(npm view @earendil-works/pi-coding-agent version)"
 
-# Two workers (pytest-xdist) on a two-core machine, each test file on one worker: a module's
-# fixtures (the browser, a built corpus) start once. The real site builds in the background while
-# the workers run the files that do not read it; those that do come last (tests/conftest.py orders
-# them, and --no-loadscope-reorder keeps that order instead of xdist's biggest-file-first).
-TEST_WORKERS ?= 2
+# One worker (pytest-xdist) per core and one more, each test file on one worker: a module's
+# fixtures (the browser, a built corpus) start once. The extra worker uses the time the others wait
+# on the npm registry, a probe's time limit or a server (two cores, fresh clones through .ci/run:
+# with two workers the cores stood idle 67 s and pytest took 456 s; with three, 26 s and 433 s).
+# The real site builds in the background while the workers run the files that do not read it;
+# those that do come last (tests/conftest.py orders them, and --no-loadscope-reorder keeps that
+# order instead of xdist's biggest-file-first).
+TEST_WORKERS ?= $(shell echo $$(( $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2) + 1 )))
 PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # compileall first: where PYTHONDONTWRITEBYTECODE is set, each of the suite's 200-odd Python

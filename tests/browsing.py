@@ -292,6 +292,7 @@ def serious_violations(tab, rules: tuple[str, ...] = (), within: tuple[str, ...]
 one_width = pytest.mark.parametrize("width", [1280], ids=["1280px"])
 
 
+@functools.cache  # read by many tests, changed by none: loaded once per worker (0.25 CPU-s a load)
 def real_pi():
     """The real map (decisions/pi), as the site was built from it."""
     from generator.map.load import load_maps

@@ -119,8 +119,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """The real site's one build (probes and all) is the run's longest step; it starts in the
     background as soon as the tests are collected (:func:`pytest_collection_finish`). Meanwhile the
     workers run the files that do not read it: those that do come last (the most readers first),
-    and in them the tests that read it come last. (`make test` runs the files on two workers, each
-    file on one, handed out in this order: `--dist loadfile --no-loadscope-reorder`.)"""
+    and in them the tests that read it come last. (`make test` runs the files on a worker per core and
+    one more, each file on one, handed out in this order: `--dist loadfile --no-loadscope-reorder`.)"""
     def reads_it(item: pytest.Item) -> bool:
         return "built_real_site" in getattr(item, "fixturenames", ())
 
@@ -186,7 +186,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPa
 
 def run_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder every process of this run shares: pytest's base temporary folder, or, under
-    pytest-xdist (``-n 2``), its parent, which holds each worker's own base folder."""
+    pytest-xdist (``-n N``), its parent, which holds each worker's own base folder."""
     base = tmp_path_factory.getbasetemp()
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 

@@ -88,7 +88,7 @@ def test_in_ci_a_missing_requirement_fails_and_any_skip_fails_the_run(tmp_path: 
 
 
 def test_in_ci_a_run_whose_only_fault_is_a_skip_fails_when_workers_run_the_tests(tmp_path: Path) -> None:
-    """`make test` runs the suite on two workers (pytest-xdist): a skip in a worker reaches the run's
+    """`make test` runs the suite on several workers (pytest-xdist): a skip in a worker reaches the run's
     own verdict and its summary all the same, and fails a run that has no other fault. (Outside CI
     the same skip passes: test_a_missing_requirement_skips_with_its_reason_outside_ci.)"""
     folder = make_folder(tmp_path)
