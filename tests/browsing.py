@@ -281,6 +281,67 @@ def serious_violations(tab, rules: tuple[str, ...] = (), within: tuple[str, ...]
             + "; ".join(" ".join(n["target"]) for n in v["nodes"][:5]) for v in serious]
 
 
+# The contrast of every label in the loop drawings, as axe would judge it if it could. axe leaves an
+# SVG text out of its verdict (`incomplete`: "overlapped by another element", 84 labels on pi/), so
+# its colour-contrast rule passes whatever colours the drawing has. Here each label is hit-tested
+# where a reader sees it (three points along its middle, the lowest contrast counts): the first shape
+# drawn under it is its background, else the page's. Colours with an alpha are laid over what is
+# under them, as axe does. Every label is drawn smaller than large text (18.66 px bold, 24 px), so
+# each needs 4.5:1.
+DRAWING_CONTRAST = """() => {
+    const parse = c => {
+        let m = c.match(/^rgba?\\(([^)]*)\\)/);
+        if (m) { const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p[3] ?? 1]; }
+        m = c.match(/^color\\(srgb ([^)]*)\\)/);
+        if (m) { const p = m[1].split(/[\\s\\/]+/).filter(Boolean).map(Number);
+                 return [p[0] * 255, p[1] * 255, p[2] * 255, p[3] ?? 1]; }
+        throw new Error("a colour this check cannot read: " + c);
+    };
+    const over = (top, under) => [0, 1, 2].map(i => top[i] * top[3] + under[i] * (1 - top[3])).concat([1]);
+    const luminance = c => c.slice(0, 3).map(v => v / 255).map(v => v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
+        .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+    const ratio = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+    const alpha = el => { let a = 1; for (let e = el; e && e.nodeType === 1; e = e.parentElement)
+        a *= Number(getComputedStyle(e).opacity); return a; };
+    const paint = (el, colour) => { const c = parse(colour); c[3] *= Number(getComputedStyle(el).fillOpacity) * alpha(el); return c; };
+    const SHAPES = new Set(["rect", "circle", "ellipse", "polygon", "path", "polyline", "line"]);
+    const found = [];
+    for (const svg of document.querySelectorAll("svg.dm-loop__svg")) {
+        if (!svg.getClientRects().length || getComputedStyle(svg).display === "none") continue;
+        let page = [255, 255, 255, 1];
+        for (let e = svg.parentElement; e; e = e.parentElement) {
+            const c = parse(getComputedStyle(e).backgroundColor);
+            if (c[3] > 0) { page = over(c, [255, 255, 255, 1]); break; }
+        }
+        for (const text of svg.querySelectorAll("text")) {
+            text.scrollIntoView({block: "center", inline: "center"});
+            const box = text.getBoundingClientRect();
+            if (!box.width) continue;
+            let lowest = null;
+            for (const x of [box.left + box.width * 0.1, box.left + box.width / 2, box.right - box.width * 0.1]) {
+                const y = box.top + box.height / 2;
+                const under = document.elementsFromPoint(x, y).find(e => e !== text && SHAPES.has(e.localName)
+                    && svg.contains(e) && getComputedStyle(e).fill !== "none");
+                const back = under ? over(paint(under, getComputedStyle(under).fill), page) : page;
+                const fore = over(paint(text, getComputedStyle(text).fill), back);
+                const r = ratio(fore, back);
+                if (!lowest || r < lowest.r) lowest = {r, fore, back, on: under ? under.getAttribute("class") || under.localName : "the page"};
+            }
+            if (lowest.r < 4.5) found.push(`'${text.textContent}' on ${lowest.on}: ${lowest.r.toFixed(2)}:1 ` +
+                `(rgb(${lowest.fore.slice(0, 3).map(Math.round)}) on rgb(${lowest.back.slice(0, 3).map(Math.round)}))`);
+        }
+    }
+    window.scrollTo(0, 0);
+    return found;
+}"""
+
+
+def drawing_contrast(tab) -> list[str]:
+    """The loop drawings' labels on the page (those shown at its width) whose contrast with what is
+    drawn under them is below 4.5:1, each in words; empty when every label reads."""
+    return tab.evaluate(DRAWING_CONTRAST)
+
+
 # --- what several browser files ask of the real map and of a page ---------------------------------
 
 

@@ -23,7 +23,7 @@ import pytest
 
 from conftest import REAL_SITE_REPOSITORY, REAL_SITE_URL
 from generator.release.edition import entry_verdicts
-from browsing import (assert_landed, goto, landed, one_width, open_context, open_page, open_tab, overflow, real_pi,
+from browsing import (assert_landed, drawing_contrast, goto, landed, one_width, open_context, open_page, open_tab, overflow, real_pi,
                       serious_violations, shot, shot_name, wait_ready, wait_scheme)
 
 pytestmark = pytest.mark.browser
@@ -337,6 +337,40 @@ def test_the_loop_is_drawn_in_the_dark_scheme_too(browser, demo_site, width) -> 
     tab.locator(".dm-loop").first.scroll_into_view_if_needed()
     shot(tab, width, "demo-loop-dark")
     assert tab.problems == [] and context.outside == []
+    context.close()
+
+
+@pytest.mark.network
+@one_width
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_label_of_the_loop_that_does_not_read_is_found(browser, real_site, width, scheme) -> None:
+    """The check of the drawings' labels (axe cannot judge them) finds a label too close in colour to its
+    tile, one faded by its opacity, a stage's title too close to its box and a note too pale for the
+    page; the drawing as built passes."""
+    context = open_context(browser, width, scheme)
+    tab = open_tab(context)
+    goto(tab, real_site.url + "pi/")
+    wait_scheme(tab, scheme)
+    assert drawing_contrast(tab) == []
+
+    def texts(selector: str) -> list[str]:
+        return tab.eval_on_selector_all(f".dm-loop__svg--wide {selector}", "t => t.map(x => x.textContent)")
+
+    def labels(found: list[str]) -> list[str]:
+        return sorted(f.split("'")[1] for f in found)
+
+    code, titles, notes = texts("a.dm-node--code text"), texts(".dm-stage__title"), texts(".dm-loop__note")
+    assert code and titles and notes and len(code) < len(texts("a.dm-node text"))
+    tab.add_style_tag(content=".dm-loop .dm-node--code text { fill: var(--dm-code) !important }")
+    found = drawing_contrast(tab)
+    assert labels(found) == sorted(code), found  # the other tiles' labels still read
+    assert all(" on dm-shape dm-shape--code: 1.00:1 " in f for f in found), found
+    tab.add_style_tag(content=".dm-loop .dm-node--code text { fill: var(--dm-on-fill) !important; opacity: 0.2 }"
+                              ".dm-loop .dm-stage__title, .dm-loop .dm-loop__note { fill: var(--md-default-bg-color) }")
+    found = drawing_contrast(tab)
+    assert labels(found) == sorted(code + titles + notes), found
+    assert all(" on dm-stage__box: 1.00:1 " in f for f in found if f.split("'")[1] in titles), found
+    assert all(" on the page: 1.00:1 " in f for f in found if f.split("'")[1] in notes), found
     context.close()
 
 
