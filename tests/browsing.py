@@ -284,10 +284,12 @@ def serious_violations(tab, rules: tuple[str, ...] = (), within: tuple[str, ...]
 # The contrast of every label in the loop drawings, as axe would judge it if it could. axe leaves an
 # SVG text out of its verdict (`incomplete`: "overlapped by another element", 84 labels on pi/), so
 # its colour-contrast rule passes whatever colours the drawing has. Here each label is hit-tested
-# where a reader sees it (three points along its middle, the lowest contrast counts): the first shape
-# drawn under it is its background, else the page's. Colours with an alpha are laid over what is
-# under them, as axe does. Every label is drawn smaller than large text (18.66 px bold, 24 px), so
-# each needs 4.5:1.
+# where a reader sees it, at three points along its own baseline's middle (a rotated note too); the
+# lowest contrast counts. Under a point, the last shape drawn before the label is its background,
+# else the page's; a shape drawn after it that covers it hides it. Colours are laid over what is
+# under them with their alpha, and the opacity of an element both share (the tile's link) is applied
+# to the two together, as the browser paints a group. Every label is drawn smaller than large text
+# (18.66 px bold, 24 px), so each needs 4.5:1.
 DRAWING_CONTRAST = """() => {
     const parse = c => {
         let m = c.match(/^rgba?\\(([^)]*)\\)/);
@@ -297,49 +299,67 @@ DRAWING_CONTRAST = """() => {
                  return [p[0] * 255, p[1] * 255, p[2] * 255, p[3] ?? 1]; }
         throw new Error("a colour this check cannot read: " + c);
     };
-    const over = (top, under) => [0, 1, 2].map(i => top[i] * top[3] + under[i] * (1 - top[3])).concat([1]);
+    // Porter-Duff "over", with the alpha of the result (a translucent layer over a transparent one stays translucent)
+    const over = (top, under) => {
+        const a = top[3] + under[3] * (1 - top[3]);
+        return a ? [0, 1, 2].map(i => (top[i] * top[3] + under[i] * under[3] * (1 - top[3])) / a).concat([a]) : [0, 0, 0, 0];
+    };
+    const faded = (c, alpha) => [c[0], c[1], c[2], c[3] * alpha];
+    const opacity = (from, to) => { let a = 1; for (let e = from; e && e !== to; e = e.parentElement)
+        a *= Number(getComputedStyle(e).opacity); return a; };
+    const painted = (el, upTo) => faded(parse(getComputedStyle(el).fill), Number(getComputedStyle(el).fillOpacity) * opacity(el, upTo));
     const luminance = c => c.slice(0, 3).map(v => v / 255).map(v => v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
         .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
     const ratio = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
-    const alpha = el => { let a = 1; for (let e = el; e && e.nodeType === 1; e = e.parentElement)
-        a *= Number(getComputedStyle(e).opacity); return a; };
-    const paint = (el, colour) => { const c = parse(colour); c[3] *= Number(getComputedStyle(el).fillOpacity) * alpha(el); return c; };
+    const shared = (a, b) => { for (let e = a; e; e = e.parentElement) if (e.contains(b)) return e; return null; };
     const SHAPES = new Set(["rect", "circle", "ellipse", "polygon", "path", "polyline", "line"]);
-    const found = [];
-    for (const svg of document.querySelectorAll("svg.dm-loop__svg")) {
-        if (!svg.getClientRects().length || getComputedStyle(svg).display === "none") continue;
-        let page = [255, 255, 255, 1];
-        for (let e = svg.parentElement; e; e = e.parentElement) {
-            const c = parse(getComputedStyle(e).backgroundColor);
-            if (c[3] > 0) { page = over(c, [255, 255, 255, 1]); break; }
-        }
+    const found = []; let checked = 0;
+    const shown = [...document.querySelectorAll("svg.dm-loop__svg")].filter(svg => svg.getClientRects().length
+        && getComputedStyle(svg).display !== "none" && getComputedStyle(svg).visibility !== "hidden");
+    for (const svg of shown) {
+        // the page under the drawing: the backgrounds of its ancestors, laid from the canvas (white) up
+        const ancestors = []; for (let e = svg.parentElement; e; e = e.parentElement) ancestors.unshift(e);
+        const page = ancestors.reduce((under, e) => over(parse(getComputedStyle(e).backgroundColor), under), [255, 255, 255, 1]);
         for (const text of svg.querySelectorAll("text")) {
             text.scrollIntoView({block: "center", inline: "center"});
-            const box = text.getBoundingClientRect();
-            if (!box.width) continue;
+            const box = text.getBBox(), matrix = text.getScreenCTM();
+            if (!box.width || !matrix) continue;
+            checked += 1;
             let lowest = null;
-            for (const x of [box.left + box.width * 0.1, box.left + box.width / 2, box.right - box.width * 0.1]) {
-                const y = box.top + box.height / 2;
-                const under = document.elementsFromPoint(x, y).find(e => e !== text && SHAPES.has(e.localName)
+            for (const f of [0.1, 0.5, 0.9]) {
+                const at = new DOMPoint(box.x + box.width * f, box.y + box.height / 2).matrixTransform(matrix);
+                const hits = document.elementsFromPoint(at.x, at.y).filter(e => e !== text && SHAPES.has(e.localName)
                     && svg.contains(e) && getComputedStyle(e).fill !== "none");
-                const back = under ? over(paint(under, getComputedStyle(under).fill), page) : page;
-                const fore = over(paint(text, getComputedStyle(text).fill), back);
+                const after = hits.find(e => text.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING);
+                if (after) { lowest = {r: 0, covered: after.getAttribute("class") || after.localName}; break; }
+                const under = hits.find(e => text.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_PRECEDING);
+                // text and shape are painted within the group they share, which is then laid on the page
+                const group = under ? shared(text, under) : svg.parentElement;
+                const inside = under ? painted(under, group) : [0, 0, 0, 0];
+                const alpha = opacity(group, svg.parentElement);
+                const back = over(faded(inside, alpha), page);
+                const fore = over(faded(over(painted(text, group), inside), alpha), page);
                 const r = ratio(fore, back);
                 if (!lowest || r < lowest.r) lowest = {r, fore, back, on: under ? under.getAttribute("class") || under.localName : "the page"};
             }
-            if (lowest.r < 4.5) found.push(`'${text.textContent}' on ${lowest.on}: ${lowest.r.toFixed(2)}:1 ` +
+            if (lowest.covered) found.push(`'${text.textContent}' is covered by ${lowest.covered}`);
+            else if (lowest.r < 4.5) found.push(`'${text.textContent}' on ${lowest.on}: ${lowest.r.toFixed(2)}:1 ` +
                 `(rgb(${lowest.fore.slice(0, 3).map(Math.round)}) on rgb(${lowest.back.slice(0, 3).map(Math.round)}))`);
         }
     }
     window.scrollTo(0, 0);
-    return found;
+    return {drawings: shown.length, checked, found};
 }"""
 
 
 def drawing_contrast(tab) -> list[str]:
-    """The loop drawings' labels on the page (those shown at its width) whose contrast with what is
-    drawn under them is below 4.5:1, each in words; empty when every label reads."""
-    return tab.evaluate(DRAWING_CONTRAST)
+    """The loop drawings' labels on the page (those shown at its width) that do not read: below 4.5:1
+    against what is drawn under them, or covered; each in words. A drawing shown with no label
+    checked is a problem too (the check would otherwise pass by finding nothing)."""
+    result = tab.evaluate(DRAWING_CONTRAST)
+    if result["drawings"] and not result["checked"]:
+        return [f"{result['drawings']} drawing(s) shown, but no label of theirs could be checked"]
+    return result["found"]
 
 
 # --- what several browser files ask of the real map and of a page ---------------------------------
