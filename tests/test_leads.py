@@ -616,32 +616,41 @@ source:
 CODING_AGENT = "packages/coding-agent/src/"
 
 
-@pytest.fixture
-def real_pi(tmp_path: Path, pi_cache: Path, monkeypatch: pytest.MonkeyPatch):
-    """A map of pi 1.6.0 whose entries the test writes (each citing a few real lines)."""
-    monkeypatch.setenv("DECISION_MAP_CACHE", str(pi_cache))
-    folder = tmp_path / "decisions" / "pi"
+# Three entries of a map of pi 1.6.0, each citing a few real lines; `leads` runs once for the three
+# (each lists its own leads: a lead is left out only where its own entry's citations cover it), as
+# it parses the whole of pi's tree each time (about 2 CPU-s a run).
+REAL_ENTRIES = {"E1": [(CODING_AGENT + "core/agent-session.ts", "727-737")],
+                "S1": [(CODING_AGENT + "core/sdk.ts", "433"), (CODING_AGENT + "core/package-manager.ts", "85")],
+                "M1": [(CODING_AGENT + "modes/print-mode.ts", "99-100")]}
+
+
+@pytest.fixture(scope="module")
+def real_pi(tmp_path_factory: pytest.TempPathFactory, pi_cache: Path) -> dict:
+    """`source` and `leads` (JSON, no cap) of a map of pi 1.6.0 holding REAL_ENTRIES: the folder of pi's
+    tree, and each entry's leads."""
+    decisions = tmp_path_factory.mktemp("real-leads") / "decisions"
+    folder = decisions / "pi"
     folder.mkdir(parents=True)
     (folder / "map.yaml").write_text(PI_MAP)
-
-    def write(entry_id: str, cites: list[tuple[str, str]]) -> Path:
+    for entry_id, cites in REAL_ENTRIES.items():
         (folder / f"{entry_id}.yaml").write_text(entry_yaml(entry_id, cites))
-        return tmp_path / "decisions"
-
-    return write
+    env = {"DECISION_MAP_CACHE": str(pi_cache)}
+    source = run_cli("source", "--decisions", decisions, env=env)
+    run = run_cli("leads", "--decisions", decisions, "--format", "json", "--limit", "0", "--quiet", env=env)
+    assert source.code == 0 and run.code == 0, source.stderr + run.stderr
+    leads: dict[str, list[dict]] = {entry_id: [] for entry_id in REAL_ENTRIES}
+    for lead in run.json()["leads"]:
+        leads[lead["id"]].append(lead)
+    return {"source": Path(source.stdout.strip()), "leads": leads}
 
 
 @pytest.mark.network
 def test_real_pi_an_event_emitted_and_handled_in_several_places(real_pi):
     """The session asks whether any `tool_call` handler is there and emits the event (cited); the
     runner snapshots its handlers and pi's own MCP extension handles it: both are leads."""
-    decisions = real_pi("E1", [(CODING_AGENT + "core/agent-session.ts", "727-737")])
-    source = run_cli("source", "--decisions", decisions).stdout.strip()
-    cited = Path(source, CODING_AGENT, "core/agent-session.ts").read_text().splitlines()[726:737]
+    cited = (real_pi["source"] / CODING_AGENT / "core/agent-session.ts").read_text().splitlines()[726:737]
     assert any('hasHandlers("tool_call")' in line for line in cited), "the cited lines hold the event"
-    run = run_cli("leads", "--decisions", decisions, "--format", "json", "--limit", "0", "--quiet")
-    assert run.code == 0, run.stderr
-    event = {(lead["file"], lead["line"]) for lead in run.json()["leads"] if lead["symbol"] == '"tool_call"'}
+    event = {(lead["file"], lead["line"]) for lead in real_pi["leads"]["E1"] if lead["symbol"] == '"tool_call"'}
     assert (CODING_AGENT + "core/extensions/runner.ts", 1264) in event
     assert (CODING_AGENT + "extensions/mcp/index.ts", 1189) in event
 
@@ -650,11 +659,7 @@ def test_real_pi_an_event_emitted_and_handled_in_several_places(real_pi):
 def test_real_pi_a_setting_and_an_environment_variable_read_in_several_modules(real_pi):
     """The SDK reads `steeringMode` through the settings manager; the session reads and writes the
     same setting. The package manager reads PI_OFFLINE; interactive mode reads it too."""
-    decisions = real_pi("S1", [(CODING_AGENT + "core/sdk.ts", "433"),
-                               (CODING_AGENT + "core/package-manager.ts", "85")])
-    run = run_cli("leads", "--decisions", decisions, "--format", "json", "--limit", "0", "--quiet")
-    assert run.code == 0, run.stderr
-    found = {(lead["file"], lead["symbol"]) for lead in run.json()["leads"]}
+    found = {(lead["file"], lead["symbol"]) for lead in real_pi["leads"]["S1"]}
     assert (CODING_AGENT + "core/agent-session.ts", "steeringMode") in found
     assert (CODING_AGENT + "core/settings-manager.ts", "steeringMode") in found
     assert (CODING_AGENT + "modes/interactive/interactive-mode.ts", "PI_OFFLINE") in found
@@ -663,9 +668,7 @@ def test_real_pi_a_setting_and_an_environment_variable_read_in_several_modules(r
 
 @pytest.mark.network
 def test_real_pi_print_mode_s_counterparts_in_the_other_modes(real_pi):
-    decisions = real_pi("M1", [(CODING_AGENT + "modes/print-mode.ts", "99-100")])
-    run = run_cli("leads", "--decisions", decisions, "--format", "json", "--limit", "0", "--quiet")
-    modes = {lead["file"] for lead in run.json()["leads"] if lead["symbol"] == "bindExtensions"
+    modes = {lead["file"] for lead in real_pi["leads"]["M1"] if lead["symbol"] == "bindExtensions"
              and "'s version" in lead["why"]}
     assert {CODING_AGENT + "modes/rpc/rpc-mode.ts", CODING_AGENT + "modes/interactive/interactive-mode.ts"} <= modes
 
