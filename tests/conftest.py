@@ -31,6 +31,13 @@ if TYPE_CHECKING:  # imported where used: tests/test_ci_skips.py runs this file 
     from site_fixtures.demo_site import DemoSite
 
 ROOT = Path(__file__).resolve().parent.parent
+# pytest keeps each test file with its asserts rewritten in tests/__pycache__, but only where Python
+# may write bytecode. Where PYTHONDONTWRITEBYTECODE is set (this machine sets it), every worker of
+# every run rewrote every test file again: 4.5 of the 5.7 CPU-s a worker takes to collect the suite
+# (measured: 1.4 CPU-s with them kept). Each file is rewritten once now, and again when it changes.
+# (What else a test process imports is mostly compiled already: site-packages at install, generator/
+# by `make test`; anything not is compiled and kept beside its source, as Python does by default.)
+sys.dont_write_bytecode = False
 # the browser tests' fixtures (a served site, the browser, the widths): tests/browsing.py
 pytest_plugins = ["browsing"]
 ACTOR = git.Actor("test", "test@localhost")
