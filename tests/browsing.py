@@ -356,6 +356,7 @@ def drawing_contrast(tab) -> list[str]:
     """The loop drawings' labels on the page (those shown at its width) that do not read: below 4.5:1
     against what is drawn under them, or covered; each in words. A drawing shown with no label
     checked is a problem too (the check would otherwise pass by finding nothing)."""
+    wait_still(tab)  # colours read mid-transition (the scheme's toggle fades them) would be neither scheme's
     result = tab.evaluate(DRAWING_CONTRAST)
     if result["drawings"] and not result["checked"]:
         return [f"{result['drawings']} drawing(s) shown, but no label of theirs could be checked"]
