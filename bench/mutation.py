@@ -117,6 +117,8 @@ GUARDS = {
                                     "_supervise", "_limit_resources", "_kill_leader", "_stop_tree", "_running",
                                     "_descendants", "stop_every_run", "stopping", "allow_runs"],
     "generator/site/search_index.py": ["*"],
+    # what Material's search reads of a page: the cut and where it is refused, against Material's own parser
+    "generator/site/search_view.py": ["*"],
     # how a refused input reads (path:line: what, relative to where the command runs, in order)
     "generator/errors.py": ["*"],
     # the control group bounding a probe's whole tree: the hierarchy found, the limits written, the
@@ -271,6 +273,7 @@ TESTS = {
                                     "tests/test_bad_inputs.py"],
     # an entry's hit, the forms of its words and the index file (test_search_index.py), the words as
     # Material's search splits them, and the demo site built (each entry one hit, no code, its ID first)
+    "generator/site/search_view.py": ["tests/test_search_view.py"],
     "generator/site/search_index.py": ["tests/test_search_index.py", *(f"tests/test_site_build.py::{name}" for name in (
         "test_the_search_index_has_one_hit_per_entry_and_no_code",
         "test_shaping_the_search_index_keeps_each_id_on_its_own_page",

@@ -14,7 +14,8 @@ pages rely on (attr_list, md_in_html, tables, pymdownx.highlight, pymdownx.super
 switched on when ``mkdocs.yml`` does not list them. Any bad entry or drifted citation fails the
 build with one line per problem, ``path:line: what is wrong``; so does a built page that shows
 Markdown or template syntax as text (:mod:`generator.site.page_check`). After the build, the search
-index is shaped so that an entry's ID finds that entry first (:mod:`generator.site.search_index`).
+index is shaped so that an entry's ID finds that entry first (:mod:`generator.site.search_index`); the
+search plugin reads each page without the sections it would drop (:mod:`generator.site.search_view`).
 The theme's 404 page is replaced by one that offers ways on (``theme/404.html``), and its logo
 gets an empty alt text: the link around it already says where it goes.
 """
@@ -41,6 +42,7 @@ from ..map.model import DecisionMap
 from .page_check import find_leaks
 from .render import RenderedSite, is_download, is_entry_page, render_folder, site_nav
 from .search_index import shape_search_index
+from .search_view import index_lightly
 from ..citations.verify import Trees
 
 log = logging.getLogger("mkdocs.plugins.decision-map")
@@ -135,6 +137,8 @@ class DecisionMapPlugin(BasePlugin[Config]):
             files.append(File.generated(config, ASSET_URI + asset.name, content=asset.read_bytes()))
         self.files = files
         self.leaks = []
+        # every plugin's on_config has run: the search plugin's index is there to read pages lightly
+        index_lightly(config.plugins.values())
         return files
 
     def on_env(self, env, /, *, config: MkDocsConfig, files: Files):
