@@ -30,11 +30,13 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-# a comment, a tag (its attributes' values quoted or not, so a quoted ">" is no end), or any other "<"
-_TOKEN = re.compile(r"""<!--.*?-->|<(/?)([a-zA-Z][a-zA-Z0-9:-]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|"""
-                    r"""[^\s"'=<>`]+))?)*)\s*(/?)>|<""", re.DOTALL)
-_HEADING = re.compile(r"h[1-6]")
-_ATTRIBUTE = re.compile(r"""\s+([^\s"'>/=]+)(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
+# an attribute's value as written: quoted (so a quoted ">" ends no tag) or not
+_VALUE = r"""(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?"""
+_ATTRIBUTE = re.compile(r"""\s+([^\s"'>/=]+)""" + _VALUE)
+# a comment, a tag (closing?, name, attributes, self-closed?), or any other "<"
+_TOKEN = re.compile(r"""<!--.*?-->|<(/?)([a-zA-Z][a-zA-Z0-9:-]*)((?:\s+[^\s"'>/=]+""" + _VALUE + r""")*)\s*(/?)>|<""",
+                    re.DOTALL)
+_HEADINGS = frozenset(f"h{level}" for level in range(1, 7))
 # the elements that have no end tag (Material's parser keeps none of them open, as here)
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
                    "track", "wbr"})
@@ -63,7 +65,7 @@ def searched_html(content: str) -> str:
             open_names.pop()
             continue
         open_names.append(name)
-        if len(open_names) != 1 or not _HEADING.fullmatch(name) or not _excluded(attributes):
+        if len(open_names) != 1 or name not in _HEADINGS or not _excluded(attributes):
             continue
         end = _closing_tag(tags, index, name)
         stop = _section_end(tags, end + 1) if end is not None else None
@@ -102,7 +104,7 @@ def _closing_tag(tags: list, index: int, name: str) -> int | None:
     for position in range(index, len(tags)):
         closing, tag, _, _ = tags[position]
         if not closing:
-            if _HEADING.fullmatch(tag):
+            if tag in _HEADINGS:
                 return None
             open_names.append(tag)
         elif open_names[-1] != tag:
@@ -120,7 +122,7 @@ def _section_end(tags: list, index: int) -> int | None:
     open_names: list[str] = []
     for position in range(index, len(tags)):
         closing, tag, _, _ = tags[position]
-        if _HEADING.fullmatch(tag):
+        if tag in _HEADINGS:
             # (a heading's end tag here closes nothing this opened: the caller, reading on from it, refuses it)
             return position if not open_names else None
         if not closing:
