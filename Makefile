@@ -2,9 +2,10 @@
 # The Python the venv is made from, unless PYTHON says: the system's own python3.11 where it has one
 # that can make a venv (Debian and Ubuntu, with python3.11-venv), else the first python3.11 on PATH.
 # A distribution builds its Python with profile-guided optimisation and links libpython into the
-# executable; pyenv's default build does neither. Measured on this 2-core machine, fresh clones in
-# the same hour: the Python of `make test` (its workers and the commands they run) took 303 CPU-s
-# with Debian's 3.11.2 against 355-366 with pyenv's 3.11.7, and the run 373 s against 408-426.
+# executable; pyenv's default build does neither. Measured on a 2-core machine, Debian's 3.11.2
+# against pyenv's 3.11.7, runs alternated (whole runs of `make test` vary 350-430 s with the host,
+# for the same code): `make test-fast` 78-85 s against 86-94 s in three pairs, each 9-12% quicker;
+# loading the real map 1.64-1.90 CPU-s against 2.07-2.44 for eight loads.
 SYSTEM_PYTHON := /usr/bin/python3.11
 ifeq ($(origin PYTHON),undefined)
 PYTHON := $(shell $(SYSTEM_PYTHON) -c "import ensurepip, venv" >/dev/null 2>&1 && echo $(SYSTEM_PYTHON) || echo python3.11)
