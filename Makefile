@@ -1,11 +1,11 @@
 # Every target sets up its own virtual environment first, so each works on a fresh clone.
 # The Python the venv is made from, unless PYTHON says: the system's own python3.11 where it has one
 # that can make a venv (Debian and Ubuntu, with python3.11-venv), else the first python3.11 on PATH.
-# A distribution builds its Python with profile-guided optimisation and links libpython into the
-# executable; pyenv's default build does neither. Measured on a 2-core machine, Debian's 3.11.2
-# against pyenv's 3.11.7, runs alternated (whole runs of `make test` vary 350-430 s with the host,
-# for the same code): `make test-fast` 78-85 s against 86-94 s in three pairs, each 9-12% quicker;
-# loading the real map 1.64-1.90 CPU-s against 2.07-2.44 for eight loads.
+# Debian builds its Python with profile-guided optimisation and links libpython into the
+# executable; pyenv's default build does neither. Measured on one 2-core Debian 12 machine, Debian's
+# 3.11.2 against pyenv's 3.11.7, runs alternated (whole runs of `make test` took 358-426 s there for
+# one commit, with the host): `make test-fast` 78-85 s against 86-94 s in three pairs, each 9-12%
+# quicker; eight loads of the real map 1.64-1.90 CPU-s against 2.07-2.44.
 SYSTEM_PYTHON := /usr/bin/python3.11
 ifeq ($(origin PYTHON),undefined)
 PYTHON := $(shell $(SYSTEM_PYTHON) -c "import ensurepip, venv" >/dev/null 2>&1 && echo $(SYSTEM_PYTHON) || echo python3.11)
@@ -28,7 +28,8 @@ setup: $(STAMP)
 # warning per package from pip; errors still print. (uv reads no pip configuration: a mirror is
 # given to it as UV_INDEX_URL.)
 # --clear: the venv holds the lock and nothing else (a package the lock no longer names goes with it),
-# made from $(PYTHON) whichever Python made it before.
+# made again from $(PYTHON) when the lock or pyproject.toml changes (another Python for an existing
+# venv: `make clean setup PYTHON=...`). A run of the tests meanwhile loses its venv.
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv --clear $(VENV)
 	@if $(PY) -m pip install -qq --disable-pip-version-check "$$(grep -i '^uv==' requirements.lock)" \
